@@ -1,0 +1,30 @@
+# `make test` and `make train` set everything up themselves (a virtual environment in
+# .venv, then the project and its dependencies) on a fresh clone.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: test lint bench train clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev,bench]"
+	touch $@
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+bench: $(STAMP)
+	$(PY) tools/bench.py
+
+train:
+	@echo "make train arrives with the training issue (#5); nothing to train yet." >&2
+	@exit 1
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,12 @@
+"""Fist of Dragonstones (and DrachenSchatten) as PettingZoo AEC environments.
+
+>>> from dragonstones_env import env
+>>> e = env(num_players=4)
+>>> e.reset(seed=0)
+"""
+
+from .engine import Game, replay
+from .env import env, raw_env
+
+__all__ = ["Game", "env", "raw_env", "replay"]
+__version__ = "0.1.0"

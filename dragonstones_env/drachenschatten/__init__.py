@@ -1,0 +1,28 @@
+"""DrachenSchatten: the rules engine (pure Python) and, later, its AEC environment."""
+
+from .cards import (
+    CARD_NAMES,
+    CARD_TYPE_OF_ID,
+    CARDS,
+    DECK_OF_ID,
+    NUM_CARD_TYPES,
+    NUM_CARDS,
+    TYPE_INDEX,
+    CardType,
+)
+from .rules import DEFAULT_MAX_STEPS, NUM_STACKS, DrachenSchattenGame, replay
+
+__all__ = [
+    "CARDS",
+    "CARD_NAMES",
+    "CARD_TYPE_OF_ID",
+    "DECK_OF_ID",
+    "DEFAULT_MAX_STEPS",
+    "NUM_CARDS",
+    "NUM_CARD_TYPES",
+    "NUM_STACKS",
+    "TYPE_INDEX",
+    "CardType",
+    "DrachenSchattenGame",
+    "replay",
+]

@@ -1,0 +1,576 @@
+"""The rules engine of Fist of Dragonstones: state, turn flow, auctions, decisions.
+
+Pure Python (numpy only for the random generator): no RL library is imported here.
+The game is a sequence of *decisions*. ``game.decision`` says who must decide and what
+kind of decision it is, ``game.legal_options()`` lists what they may choose, and
+``game.apply(option)`` applies one choice and runs the game forward to the next decision.
+Every rule is cited by its number in ``shared/RULINGS.md`` (F1-F43).
+
+Options are tuples whose first item names the option kind:
+
+=================================  ===========================================================
+``("bid", fairy, common, black, amulet)``  a gold bid (F10); ``black``/``amulet`` are 0 or 1
+``("tiebreak", silver, amulet)``   a silver tie-break bid (F14)
+``("pay", red, blue, yellow)``     pay these stones for a power (Magician, Wizard, Sorcerer,
+                                   Enchantress, Sorcerer's Apprentice)
+``("take",)``                      take the alternative of a pay-or-take power (F15)
+``("colour", c)``                  a colour (Ancient Dragon, Rainbow Dragon, Troll)
+``("target", seat)``               the Brigand's victim
+``("steal", seat, what)``          the Thief's victim and a colour, or ``"coin"`` (F23)
+``("character", name)``            the Ghost's or the Imp's pick
+``("buy", colour, coin)``          one Merchant purchase, paid in ``"common"``, ``"fairy"``
+                                   or ``"silver"`` (F36)
+``("draw",)`` / ``("stop",)``      Rainbow Dragon: draw again or keep (F39); Merchant: stop
+``("yes",)`` / ``("no",)``         Necromancer (F37), playing the Doppelganger (F28)
+=================================  ===========================================================
+
+Bids (gold and silver) are always asked, even when only the empty fist is possible, so
+that the order of play never reveals what a player holds. Every other decision with a
+single legal option is applied by the engine itself (it is recorded as an effect).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .cards import CARDS_PER_TURN, COLOURS, SPECIAL_DECK, STANDARD
+from .core import Decision, IllegalOptionError, Option, as_option
+
+# F2 stock.
+STOCK = {"fairy": 60, "silver": 40, "common": 15, "amulets": 2, "stones": 12}
+START = {"fairy": 8, "common": 2, "silver": 5, "stones": 4}  # F3
+WIN_SCORE = 3  # F17
+DEFAULT_MAX_TURNS = 40  # F18; see README for the game-length figures behind it
+MIN_PLAYERS, MAX_PLAYERS = 3, 6  # F1
+
+BID = "bid"
+TIEBREAK = "tiebreak"
+# Every kind of decision the engine asks, in a stable order (the observation uses it).
+DECISION_KINDS: tuple[str, ...] = (
+    BID,
+    TIEBREAK,
+    "doppelganger",
+    "pay_or_take",
+    "apprentice_pair",
+    "thief_steal",
+    "ancient_colour",
+    "rainbow_colour",
+    "rainbow_continue",
+    "troll_colour",
+    "brigand_target",
+    "ghost_pick",
+    "imp_pick",
+    "merchant_buy",
+    "necromancer",
+)
+
+
+@dataclass(slots=True)
+class Player:
+    """One seat. ``fairy`` is behind the screen, ``fairy_spent`` in front of it (F16)."""
+
+    fairy: int = START["fairy"]
+    fairy_spent: int = 0
+    common: int = START["common"]
+    silver: int = START["silver"]
+    black: int = 0
+    amulets: int = 0
+    score: int = 0
+    stones: list[int] = field(default_factory=lambda: [0, 0, 0])
+    doppelganger: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fairy": self.fairy,
+            "fairy_spent": self.fairy_spent,
+            "common": self.common,
+            "silver": self.silver,
+            "black": self.black,
+            "amulets": self.amulets,
+            "score": self.score,
+            "stones": dict(zip(COLOURS, self.stones)),
+            "doppelganger": self.doppelganger,
+        }
+
+
+@dataclass(slots=True)
+class Bank:
+    fairy: int
+    common: int
+    silver: int
+    amulets: int
+    stones: list[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fairy": self.fairy,
+            "common": self.common,
+            "silver": self.silver,
+            "amulets": self.amulets,
+            "stones": dict(zip(COLOURS, self.stones)),
+        }
+
+
+@dataclass(slots=True)
+class Auction:
+    """One auction of this turn. Bids stay hidden in ``_sealed`` until all are in (F10)."""
+
+    card: str
+    bids: list[tuple[int, int, int, int]] | None = None  # revealed (fairy, common, black, amulet)
+    values: list[int] | None = None
+    tied: list[int] | None = None  # players in the tie-break (F14)
+    silver: dict[int, tuple[int, int]] | None = None  # revealed tie-break bids (silver, amulet)
+    outcome: str = "open"  # open | tiebreak | won | cursed | passed | tied
+    winner: int | None = None
+    necromancer_paid: bool = False
+    _sealed: dict[int, tuple] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "card": self.card,
+            "bids": self.bids,
+            "values": self.values,
+            "tied": self.tied,
+            "silver": None if self.silver is None else {str(k): list(v) for k, v in self.silver.items()},
+            "outcome": self.outcome,
+            "winner": self.winner,
+        }
+
+
+Handler = Callable[["Game", int, Option, dict], None]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """The decision the game waits for, and what to do with the answer."""
+
+    decision: Decision
+    options: list[Option] | None  # None for bids: too many to list, checked arithmetically
+    handler: Handler | None
+    data: dict
+
+
+def bid_value(fairy: int, common: int, amulet: int) -> int:
+    """F10: (fairy + common), doubled by an amulet."""
+    return (fairy + common) * (2 if amulet else 1)
+
+
+class Game:
+    """A game of Fist of Dragonstones for 3 to 6 players (F1).
+
+    >>> g = Game(4, seed=1)
+    >>> g.decision
+    Decision(kind='bid', player=0, card='Witch')
+    """
+
+    def __init__(self, num_players: int = 4, seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS} (F1), got {num_players}")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        self.num_players = num_players
+        self.seed = int(seed)
+        self.max_turns = max_turns
+        self.rng = np.random.default_rng(self.seed)
+        self.record: list[dict[str, Any]] = []
+
+        self.players = [Player() for _ in range(num_players)]
+        n = num_players
+        self.bank = Bank(
+            fairy=STOCK["fairy"] - n * START["fairy"],
+            common=STOCK["common"] - n * START["common"],
+            silver=STOCK["silver"] - n * START["silver"],
+            amulets=STOCK["amulets"],
+            stones=[STOCK["stones"]] * 3,
+        )
+        self.pending_stones = [0, 0, 0]  # drawn by a Rainbow Dragon, not yet kept or returned (F39)
+        self.special_pile: list[str] = list(SPECIAL_DECK)  # top of the pile = end of the list
+        self.rng.shuffle(self.special_pile)
+        self.special_discards: list[str] = []
+
+        self.turn = 0
+        self.turn_cards: list[str] = []  # this turn's ten characters
+        self.turn_specials: list[str] = []  # specials to discard at F9
+        self.face_down: list[str] = []  # not yet auctioned; the next one is at the end (F8)
+        self.played: list[tuple[str, str]] = []  # (card, how) in order: won/cursed/passed/tied/imp/goblin
+        self.auctions: list[Auction] = []  # this turn's auctions
+        self.auction: Auction | None = None  # the auction being bid or resolved
+        self.queue: deque[tuple[str, int, Auction]] = deque()  # power uses waiting to run
+        self.pending: _Pending | None = None
+        self.winner: int | None = None
+        self.truncated = False
+
+        self.log("start", num_players=n, seed=self.seed, max_turns=max_turns)
+        for p in range(n):  # F3: four stones each, drawn at random from the bag of 36
+            for _ in range(START["stones"]):
+                self.players[p].stones[self.draw_stone(self.bank.stones)] += 1
+        self.log("setup", stones=[list(pl.stones) for pl in self.players])
+        self._start_turn()
+        self._advance()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def over(self) -> bool:
+        return self.winner is not None or self.truncated
+
+    @property
+    def decision(self) -> Decision | None:
+        """The decision the game waits for, or ``None`` once the game is over."""
+        return None if self.pending is None else self.pending.decision
+
+    @property
+    def current_player(self) -> int | None:
+        return None if self.pending is None else self.pending.decision.player
+
+    def legal_options(self) -> list[Option]:
+        """Every legal option of the current decision (empty once the game is over)."""
+        if self.pending is None:
+            return []
+        if self.pending.options is not None:
+            return list(self.pending.options)
+        kind, p = self.pending.decision.kind, self.pending.decision.player
+        pl = self.players[p]
+        if kind == BID:
+            return [
+                (BID, f, c, b, a)
+                for f in range(pl.fairy + 1)
+                for c in range(pl.common + 1)
+                for b in range(min(pl.black, 1) + 1)
+                for a in range(min(pl.amulets, 1) + 1)
+            ]
+        return [(TIEBREAK, s, a) for s in range(pl.silver + 1) for a in range(min(pl.amulets, 1) + 1)]
+
+    def bid_limits(self, player: int) -> tuple[int, int, int, int]:
+        """What ``player`` may put in a gold bid now: (fairy, common, black, amulet) maxima."""
+        pl = self.players[player]
+        return pl.fairy, pl.common, min(pl.black, 1), min(pl.amulets, 1)
+
+    def is_legal(self, option: Any) -> bool:
+        return self._why_illegal(option) is None
+
+    def apply(self, option: Any) -> None:
+        """Apply one legal option of the current decision and run to the next decision.
+
+        Raises :class:`~dragonstones_env.core.IllegalOptionError` (a ``ValueError``) naming
+        the decision and the legal options; the state is then unchanged.
+        """
+        try:
+            option = as_option(option)
+        except TypeError as err:
+            raise IllegalOptionError(self.decision, option, self.legal_options(), str(err)) from None
+        why = self._why_illegal(option)
+        if why is not None:
+            raise IllegalOptionError(self.decision, option, self.legal_options(), why)
+        pending = self.pending
+        assert pending is not None
+        self.pending = None
+        d = pending.decision
+        self.log("choice", player=d.player, decision=d.kind, option=list(option))
+        if d.kind == BID:
+            self._seal_bid(d.player, option)
+        elif d.kind == TIEBREAK:
+            self._seal_tiebreak(d.player, option)
+        else:
+            assert pending.handler is not None
+            pending.handler(self, d.player, option, pending.data)
+        self._advance()
+
+    def state_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable snapshot of everything on the table.
+
+        Sealed bids and the order of the face-down characters are not in it (F43): it shows
+        which players have bid, not what.
+        """
+        d = self.decision
+        a = self.auction
+        return {
+            "num_players": self.num_players,
+            "turn": self.turn,
+            "max_turns": self.max_turns,
+            "players": [pl.to_dict() for pl in self.players],
+            "bank": self.bank.to_dict(),
+            "pending_stones": dict(zip(COLOURS, self.pending_stones)),
+            "special_pile": len(self.special_pile),
+            "special_discards": list(self.special_discards),
+            "turn_cards": list(self.turn_cards),
+            "played": [list(x) for x in self.played],
+            "face_down": sorted(self.face_down),
+            "auctions": [x.to_dict() for x in self.auctions],
+            "auction": None if a is None else {**a.to_dict(), "sealed": sorted(a._sealed)},
+            "decision": None if d is None else {"kind": d.kind, "player": d.player, "card": d.card},
+            "winner": self.winner,
+            "truncated": self.truncated,
+            "over": self.over,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.state_dict(), sort_keys=True)
+
+    # ------------------------------------------------------------------ helpers for powers
+    def log(self, type_: str, **fields: Any) -> None:
+        fields["type"] = type_
+        self.record.append(fields)
+
+    def ask(
+        self,
+        kind: str,
+        player: int,
+        card: str | None,
+        options: list[Option],
+        handler: Handler,
+        data: dict | None = None,
+    ) -> None:
+        """Wait for ``player`` to choose among ``options``; one option is applied at once."""
+        data = {} if data is None else data
+        if len(options) == 1:
+            self.log("auto", player=player, decision=kind, option=list(options[0]))
+            handler(self, player, options[0], data)
+            return
+        assert options, f"no options for decision {kind}"
+        self.pending = _Pending(Decision(kind, player, card), options, handler, data)
+
+    def gain(self, player: int, coin: str, amount: int) -> int:
+        """F4: take up to ``amount`` of ``coin`` from the bank; returns what was taken."""
+        have = getattr(self.bank, coin)
+        got = min(have, amount)
+        setattr(self.bank, coin, have - got)
+        pl = self.players[player]
+        setattr(pl, coin, getattr(pl, coin) + got)
+        return got
+
+    def pay(self, player: int, coin: str, amount: int) -> None:
+        """Pay ``amount`` of ``coin`` (which the player holds) to the bank."""
+        pl = self.players[player]
+        assert getattr(pl, coin) >= amount
+        setattr(pl, coin, getattr(pl, coin) - amount)
+        setattr(self.bank, coin, getattr(self.bank, coin) + amount)
+
+    def gain_stone(self, player: int, colour: int) -> int:
+        if self.bank.stones[colour] == 0:
+            return 0
+        self.bank.stones[colour] -= 1
+        self.players[player].stones[colour] += 1
+        return 1
+
+    def pay_stones(self, player: int, stones: tuple[int, int, int] | list[int]) -> None:
+        pl = self.players[player]
+        for c in range(3):
+            assert pl.stones[c] >= stones[c]
+            pl.stones[c] -= stones[c]
+            self.bank.stones[c] += stones[c]
+
+    def score(self, player: int, points: int) -> None:
+        """Score points; F17: reaching 3 ends the game at once."""
+        pl = self.players[player]
+        pl.score += points
+        self.log("score", player=player, points=points, total=pl.score)
+        if pl.score >= WIN_SCORE and self.winner is None:
+            self.winner = player
+            self.pending = None
+            self.queue.clear()
+            self.log("win", player=player)
+
+    def draw_stone(self, bag: list[int]) -> int:
+        """Draw one stone at random from a bag of colour counts; returns its colour."""
+        r = int(self.rng.integers(bag[0] + bag[1] + bag[2]))
+        colour = 0 if r < bag[0] else (1 if r < bag[0] + bag[1] else 2)
+        bag[colour] -= 1
+        return colour
+
+    # ------------------------------------------------------------------ turn flow
+    def _advance(self) -> None:
+        """Run the game forward until a decision is needed or the game is over."""
+        from .powers import use_power  # powers import this module
+
+        while self.pending is None and not self.over:
+            if self.queue:
+                card, player, auction = self.queue.popleft()
+                use_power(self, card, player, auction)
+            elif self.auction is not None:
+                self.auction = None  # its power (if any) is done
+            elif self.face_down:
+                self._start_auction(self.face_down.pop())
+            else:
+                self._end_turn()
+
+    def _draw_special(self) -> str:
+        if not self.special_pile:  # F7: reshuffle the discards, also between the two draws
+            self.special_pile, self.special_discards = self.special_discards, []
+            self.rng.shuffle(self.special_pile)
+            self.log("reshuffle", cards=len(self.special_pile))
+        return self.special_pile.pop()
+
+    def _start_turn(self) -> None:
+        self.turn += 1
+        specials = [self._draw_special(), self._draw_special()]
+        self.turn_specials = list(specials)
+        others = [c for c in STANDARD if c != "Witch"] + specials
+        self.rng.shuffle(others)
+        self.face_down = [*others, "Witch"]  # F8: the Witch first, the rest in hidden order
+        self.turn_cards = ["Witch", *sorted(others)]
+        assert len(self.turn_cards) == CARDS_PER_TURN
+        self.played = []
+        self.auctions = []
+        self.log("turn", turn=self.turn, specials=specials)
+
+    def _end_turn(self) -> None:
+        """F9: spent fairy gold goes home, black coins back to the bank, specials discarded."""
+        for pl in self.players:
+            pl.fairy += pl.fairy_spent
+            pl.fairy_spent = 0
+            pl.black = 0
+        self.special_discards.extend(self.turn_specials)
+        self.turn_specials = []
+        self.log("end_turn", turn=self.turn)
+        if self.turn >= self.max_turns:  # F18
+            self.truncated = True
+            self.log("truncated", turn=self.turn)
+            return
+        self._start_turn()
+
+    # ------------------------------------------------------------------ auctions
+    def _start_auction(self, card: str) -> None:
+        self.auction = Auction(card)
+        self.auctions.append(self.auction)
+        self.log("auction", card=card)
+        self._ask_bid(0)
+
+    def _ask_bid(self, player: int) -> None:
+        self.pending = _Pending(Decision(BID, player, self.auction.card), None, None, {})
+
+    def _why_illegal(self, option: Any) -> str | None:
+        """Why ``option`` is not legal now, or None if it is. Never changes the state."""
+        if self.pending is None:
+            return "the game is over"
+        if not isinstance(option, tuple):
+            return "an option is a tuple"
+        kind, p = self.pending.decision.kind, self.pending.decision.player
+        if self.pending.options is not None:
+            return None if option in self.pending.options else "not among the legal options"
+        pl = self.players[p]
+        if kind == BID:
+            if len(option) != 5 or option[0] != BID or not all(type(x) is int for x in option[1:]):
+                return "a gold bid is ('bid', fairy, common, black, amulet) with ints"
+            _, f, c, b, a = option
+            if not (0 <= f <= pl.fairy and 0 <= c <= pl.common):
+                return f"player {p} has {pl.fairy} fairy gold and {pl.common} common gold behind the screen"
+            if b not in (0, 1) or b > pl.black:
+                return f"black must be 0 or 1 and player {p} holds {pl.black} black coin(s)"
+            if a not in (0, 1) or a > pl.amulets:
+                return f"amulet must be 0 or 1 and player {p} holds {pl.amulets} amulet(s)"
+            return None
+        if len(option) != 3 or option[0] != TIEBREAK or not all(type(x) is int for x in option[1:]):
+            return "a tie-break bid is ('tiebreak', silver, amulet) with ints"
+        _, s, a = option
+        if not 0 <= s <= pl.silver:
+            return f"player {p} has {pl.silver} silver"
+        if a not in (0, 1) or a > pl.amulets:
+            return f"amulet must be 0 or 1 and player {p} holds {pl.amulets} amulet(s)"
+        return None
+
+    def _seal_bid(self, player: int, option: Option) -> None:
+        a = self.auction
+        a._sealed[player] = option[1:]
+        if player + 1 < self.num_players:
+            self._ask_bid(player + 1)
+        else:
+            self._reveal()
+
+    def _reveal(self) -> None:
+        """F11-F14: every bid is revealed and paid, then the outcome is settled."""
+        a = self.auction
+        bids = [a._sealed[p] for p in range(self.num_players)]
+        a._sealed = {}
+        a.bids = [list(b) for b in bids]
+        a.values = [bid_value(f, c, am) for f, c, _, am in bids]
+        for p, (f, c, b, am) in enumerate(bids):
+            pl = self.players[p]
+            pl.fairy -= f  # F11, F16: spent until the end of the turn
+            pl.fairy_spent += f
+            self.pay(p, "common", c)
+            pl.black -= b  # black coins are unlimited (F2): the bank does not count them
+            self.pay(p, "amulets", am)
+        self.log("reveal", card=a.card, bids=a.bids, values=a.values)
+        if any(b[2] for b in bids):  # F12
+            self._settle(a, "cursed")
+            return
+        best = max(a.values)
+        if best == 0:  # F13
+            self._settle(a, "passed")
+            return
+        top = [p for p, v in enumerate(a.values) if v == best]
+        if len(top) == 1:
+            self._settle(a, "won", top[0])
+            return
+        a.tied = top  # F14
+        a.outcome = "tiebreak"
+        a.silver = {}
+        self.log("tiebreak", card=a.card, players=top)
+        self.pending = _Pending(Decision(TIEBREAK, top[0], a.card), None, None, {})
+
+    def _seal_tiebreak(self, player: int, option: Option) -> None:
+        a = self.auction
+        a._sealed[player] = option[1:]
+        later = [p for p in a.tied if p > player]
+        if later:
+            self.pending = _Pending(Decision(TIEBREAK, later[0], a.card), None, None, {})
+            return
+        bids = {p: a._sealed[p] for p in a.tied}
+        a._sealed = {}
+        a.silver = bids
+        for p, (s, am) in bids.items():  # F14: all silver and amulets bid go to the bank
+            self.pay(p, "silver", s)
+            self.pay(p, "amulets", am)
+        values = {p: s * (2 if am else 1) for p, (s, am) in bids.items()}
+        self.log("tiebreak_reveal", card=a.card, bids={str(p): list(b) for p, b in bids.items()})
+        best = max(values.values())
+        top = [p for p in a.tied if values[p] == best]
+        if len(top) == 1:
+            self._settle(a, "won", top[0])
+        else:
+            self._settle(a, "tied")
+
+    def _settle(self, a: Auction, outcome: str, winner: int | None = None) -> None:
+        a.outcome = outcome
+        a.winner = winner
+        self.played.append((a.card, outcome))
+        self.log("outcome", card=a.card, outcome=outcome, winner=winner)
+        if winner is None:
+            return
+        # F28: the Doppelganger may be played right after winning, except on the Necromancer.
+        if self.players[winner].doppelganger and a.card != "Necromancer":
+            from .powers import resolve_doppelganger
+
+            self.ask("doppelganger", winner, a.card, [("yes",), ("no",)], resolve_doppelganger)
+        else:
+            self.queue.append((a.card, winner, a))
+
+    # ------------------------------------------------------------------ test support
+    def set_up(self, **changes: Any) -> Game:
+        """Test helper: overwrite parts of the state (``players``, ``bank``, ...) in place."""
+        for key, value in changes.items():
+            if not hasattr(self, key):
+                raise AttributeError(f"Game has no attribute {key!r}")
+            setattr(self, key, value)
+        return self
+
+
+def replay(record: list[dict[str, Any]]) -> Game:
+    """Rebuild a game from its record: same seed, same players, the same choices in order."""
+    start = record[0]
+    if start.get("type") != "start":
+        raise ValueError("a game record starts with its 'start' event")
+    game = Game(start["num_players"], seed=start["seed"], max_turns=start["max_turns"])
+    for event in record[1:]:
+        if event["type"] == "choice":
+            game.apply(tuple(event["option"]))
+    return game
