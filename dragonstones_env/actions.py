@@ -13,6 +13,7 @@ gold (all 15 common gold of the game, so that cap never binds); a tie-break bid 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ class Family:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
 
     @property
     def stop(self) -> int:
@@ -110,30 +111,43 @@ def _family_of(action: int) -> Family:
     raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
 
 
+def _decode_table() -> list[tuple]:
+    """Every action's option, with seats relative to the actor (resolved by :func:`decode`)."""
+    table: list[tuple] = []
+    for fam in FAMILIES:
+        for i in range(fam.size):
+            if fam.name == "bid":
+                table.append(("bid", *(int(x) for x in np.unravel_index(i, fam.shape))))
+            elif fam.name == "tiebreak":
+                table.append(("tiebreak", i // 2, i % 2))
+            elif fam.name == "pay":
+                table.append(("pay", *PAYMENTS[i]))
+            elif fam.name == "colour":
+                table.append(("colour", COLOURS[i]))
+            elif fam.name == "target":
+                table.append(("target", i + 1))
+            elif fam.name == "steal":
+                table.append(("steal", i // 4 + 1, STEAL_WHAT[i % 4]))
+            elif fam.name == "character":
+                table.append(("character", CHARACTER_NAMES[i]))
+            elif fam.name == "buy":
+                table.append(("buy", COLOURS[i // 3], COINS[i % 3]))
+            else:
+                table.append((fam.name,))
+    return table
+
+
+_DECODE: list[tuple] = _decode_table()
+
+
 def decode(action: int, actor: int, num_players: int) -> tuple:
     """The engine option of an action index chosen by seat ``actor`` (not checked for legality)."""
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
-    fam = _family_of(action)
-    i = action - fam.start
-    if fam.name == "bid":
-        idx = np.unravel_index(i, fam.shape)
-        return ("bid", *(int(x) for x in idx))
-    if fam.name == "tiebreak":
-        return ("tiebreak", i // 2, i % 2)
-    if fam.name == "pay":
-        return ("pay", *PAYMENTS[i])
-    if fam.name == "colour":
-        return ("colour", COLOURS[i])
-    if fam.name == "target":
-        return ("target", (actor + i + 1) % num_players)
-    if fam.name == "steal":
-        return ("steal", (actor + i // 4 + 1) % num_players, STEAL_WHAT[i % 4])
-    if fam.name == "character":
-        return ("character", CHARACTER_NAMES[i])
-    if fam.name == "buy":
-        return ("buy", COLOURS[i // 3], COINS[i % 3])
-    return (fam.name,)
+    option = _DECODE[action]
+    if option[0] in ("target", "steal"):  # relative seat -> absolute seat
+        return (option[0], (actor + option[1]) % num_players, *option[2:])
+    return option
 
 
 def describe(action: int) -> str:

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +94,7 @@ class Player:
             "black": self.black,
             "amulets": self.amulets,
             "score": self.score,
-            "stones": dict(zip(COLOURS, self.stones)),
+            "stones": dict(zip(COLOURS, self.stones, strict=True)),
             "doppelganger": self.doppelganger,
         }
 
@@ -112,7 +113,7 @@ class Bank:
             "common": self.common,
             "silver": self.silver,
             "amulets": self.amulets,
-            "stones": dict(zip(COLOURS, self.stones)),
+            "stones": dict(zip(COLOURS, self.stones, strict=True)),
         }
 
 
@@ -298,7 +299,7 @@ class Game:
             "max_turns": self.max_turns,
             "players": [pl.to_dict() for pl in self.players],
             "bank": self.bank.to_dict(),
-            "pending_stones": dict(zip(COLOURS, self.pending_stones)),
+            "pending_stones": dict(zip(COLOURS, self.pending_stones, strict=True)),
             "special_pile": len(self.special_pile),
             "special_discards": list(self.special_discards),
             "turn_cards": list(self.turn_cards),

@@ -61,7 +61,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv):  # PettingZoo's naming convention
     metadata = {
         "name": "dragonstones_v0",
         "render_modes": ["ansi", "human"],
@@ -117,7 +117,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         else:
             game_seed = int(self._seeder.integers(2**63))
         self.game = Game(self.num_players, seed=game_seed, max_turns=self.options["max_turns"])
-        self._observer.invalidate()
+        self._observer = Observer(self.options["observation_mode"])
+        self._done = False
         self._mask_cache: tuple[Any, np.ndarray] | None = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -126,13 +127,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._scores = [0] * self.num_players
-        self.agent_selection = self.agents[self.game.current_player]
+        self._rewarded = False
+        self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         obs = self._observer.observe(self.game, seat)
         d = self.game.decision
-        if d is not None and d.player == seat and agent in self.agents and not self._ended():
+        if d is not None and d.player == seat and not self._done:
             mask = self._legal_mask().copy()
         else:
             mask = np.zeros(A.NUM_ACTIONS, np.int8)
@@ -166,12 +168,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._observer.invalidate()
         self._mask_cache = None
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._reward_points()
+        if self._rewarded:
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._rewarded = False
+        if self.options["reward_shaping"]:
+            self._reward_points()
         if game.over:
             self._finish()
         else:
-            self.agent_selection = self.agents[game.current_player]
+            self.agent_selection = self.possible_agents[game.current_player]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -217,9 +222,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return {name: piece.slice for name, piece in LAYOUT.items()}
 
     # ------------------------------------------------------------------ internals
-    def _ended(self) -> bool:
-        return self.game.over or any(self.terminations.values()) or any(self.truncations.values())
-
     def _legal_mask(self) -> np.ndarray:
         game = self.game
         d = game.decision
@@ -252,23 +254,25 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = -1.0
         self.terminations = {a: True for a in self.agents}
+        self._done = True
         self.infos[agent] = {"illegal_action": why}
         self._accumulate_rewards()
 
     def _reward_points(self) -> None:
         coef = self.options["reward_shaping"]
-        if not coef:
-            return
         for p, pl in enumerate(self.game.players):
             if pl.score != self._scores[p]:
-                self.rewards[self.agents[p]] += coef * (pl.score - self._scores[p])
+                self.rewards[self.possible_agents[p]] += coef * (pl.score - self._scores[p])
                 self._scores[p] = pl.score
+                self._rewarded = True
 
     def _finish(self) -> None:
         game = self.game
+        self._done = True
+        self._rewarded = True
         if game.winner is not None:
             loss = -1.0 / (self.num_players - 1)
-            for p, a in enumerate(self.agents):
+            for p, a in enumerate(self.possible_agents):
                 self.rewards[a] += 1.0 if p == game.winner else loss
             self.terminations = {a: True for a in self.agents}
         else:
@@ -282,7 +286,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         b = g.bank
         lines.append(
             f"bank: fairy {b.fairy}, common {b.common}, silver {b.silver}, amulets {b.amulets}, stones "
-            + ", ".join(f"{c} {s}" for c, s in zip(COLOURS, b.stones))
+            + ", ".join(f"{c} {s}" for c, s in zip(COLOURS, b.stones, strict=True))
         )
         lines.append(f"this turn: {', '.join(g.turn_cards)}")
         played = ", ".join(f"{c} ({how})" for c, how in g.played) or "-"

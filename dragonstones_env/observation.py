@@ -17,12 +17,13 @@ the order of the face-down characters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .cards import CARDS_PER_TURN, CHARACTER_INDEX, CHARACTER_NAMES, SPECIAL_DECK
 from .engine import BID, DECISION_KINDS, STOCK, TIEBREAK, Game
+from .layout import Piece, build_layout, layout_size, seat_permutation
+from .layout import layout_table as _layout_table
+from .layout import view as _view
 
 MAX_SEATS = 6
 NUM_CHARACTERS = len(CHARACTER_NAMES)
@@ -53,75 +54,44 @@ _OWN_SCALE = np.array([10, 10, 20, 2, 2, 10, 10, 1, 1], np.float32)
 OBS_HIGH = 100.0
 
 
-@dataclass(frozen=True)
-class Piece:
-    name: str
-    shape: tuple[int, ...]
-    slice: slice
-    seat_axis: int | None  # the axis indexed by relative seat, if any
-    help: str
-
-
-def _build_layout() -> dict[str, Piece]:
-    spec = [
-        ("seat_present", (MAX_SEATS,), 0, "1 for each seat at the table"),
-        ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat that must decide now"),
-        ("has_bid", (MAX_SEATS,), 0, "seats whose bid of the current round is sealed (not its content)"),
-        ("decision", (len(DECISION_KINDS) + 1,), None, "one-hot decision kind (last: none, game over)"),
-        ("card", (NUM_CHARACTERS,), None, "one-hot: the character being auctioned or resolved"),
-        ("progress", (2,), None, "turn / max_turns, auctions held this turn / 10"),
-        ("bank", (7,), None, "bank: fairy/60, common/15, silver/40, amulets/2, red, blue, yellow stones/12"),
-        ("pending_stones", (3,), None, "stones drawn by the Rainbow Dragon, not yet kept or returned /12"),
-        ("turn_cards", (NUM_CHARACTERS, len(CARD_STATUS)), None,
-         "per character, this turn: face down, won, passed or tied, cursed, played through Imp/Goblin"),
-        ("special_pile", (NUM_CHARACTERS,), None, "specials known to be in the draw pile (order unknown)"),
-        ("special_discards", (NUM_CHARACTERS,), None, "specials in the discard pile"),
-        ("seats", (MAX_SEATS, len(SEAT_FEATURES)), 0, "per seat: " + ", ".join(SEAT_FEATURES)),
-        ("bid_cards", (CARDS_PER_TURN, NUM_CHARACTERS), None, "one-hot character of each auction this turn"),
-        ("bids", (CARDS_PER_TURN, MAX_SEATS, len(BID_FEATURES)), 1,
-         "revealed bids of each auction this turn, per seat: " + ", ".join(BID_FEATURES)),
-        ("own", (len(OWN_FEATURES),), None, "the viewer's coins and own sealed bid: " + ", ".join(OWN_FEATURES)),
-    ]
-    pieces, start = {}, 0
-    for name, shape, seat_axis, text in spec:
-        size = int(np.prod(shape))
-        pieces[name] = Piece(name, shape, slice(start, start + size), seat_axis, text)
-        start += size
-    return pieces
-
-
-LAYOUT: dict[str, Piece] = _build_layout()
-OBS_SIZE: int = max(p.slice.stop for p in LAYOUT.values())
+_SPEC = [
+    ("seat_present", (MAX_SEATS,), 0, "1 for each seat at the table"),
+    ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat that must decide now"),
+    ("has_bid", (MAX_SEATS,), 0, "seats whose bid of the current round is sealed (not its content)"),
+    ("decision", (len(DECISION_KINDS) + 1,), None, "one-hot decision kind (last: none, game over)"),
+    ("card", (NUM_CHARACTERS,), None, "one-hot: the character being auctioned or resolved"),
+    ("progress", (2,), None, "turn / max_turns, auctions held this turn / 10"),
+    ("bank", (7,), None, "bank: fairy/60, common/15, silver/40, amulets/2, red, blue, yellow stones/12"),
+    ("pending_stones", (3,), None, "stones drawn by the Rainbow Dragon, not yet kept or returned /12"),
+    ("turn_cards", (NUM_CHARACTERS, len(CARD_STATUS)), None,
+     "per character, this turn: face down, won, passed or tied, cursed, played through Imp/Goblin"),
+    ("special_pile", (NUM_CHARACTERS,), None, "specials known to be in the draw pile (order unknown)"),
+    ("special_discards", (NUM_CHARACTERS,), None, "specials in the discard pile"),
+    ("seats", (MAX_SEATS, len(SEAT_FEATURES)), 0, "per seat: " + ", ".join(SEAT_FEATURES)),
+    ("bid_cards", (CARDS_PER_TURN, NUM_CHARACTERS), None, "one-hot character of each auction this turn"),
+    ("bids", (CARDS_PER_TURN, MAX_SEATS, len(BID_FEATURES)), 1,
+     "revealed bids of each auction this turn, per seat: " + ", ".join(BID_FEATURES)),
+    ("own", (len(OWN_FEATURES),), None, "the viewer's coins and own sealed bid: " + ", ".join(OWN_FEATURES)),
+]
+LAYOUT: dict[str, Piece] = build_layout(_SPEC)
+OBS_SIZE: int = layout_size(LAYOUT)
 _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 _COIN_COLS = [SEAT_FEATURES.index(f) for f in ("fairy", "common", "silver", "coins_known")]
 
 
 def view(obs: np.ndarray, name: str) -> np.ndarray:
     """The named piece of an observation, in its shape (a view, not a copy)."""
-    piece = LAYOUT[name]
-    return obs[piece.slice].reshape(piece.shape)
+    return _view(LAYOUT, obs, name)
 
 
-def _rotation(num_players: int, viewer: int) -> list[int]:
-    """Absolute seat of each relative seat; padding seats map to themselves (always empty)."""
-    return [(viewer + k) % num_players for k in range(num_players)] + list(range(num_players, MAX_SEATS))
-
-
-_PERMS: dict[tuple[int, int, bool], np.ndarray] = {}
+_PERMS: dict[tuple[int, int], np.ndarray] = {}
 
 
 def permutation(num_players: int, viewer: int) -> np.ndarray:
     """Flat index array taking an absolute-seat vector to the viewer's relative one."""
-    key = (num_players, viewer, False)
-    perm = _PERMS.get(key)
+    perm = _PERMS.get((num_players, viewer))
     if perm is None:
-        perm = np.arange(OBS_SIZE)
-        rot = _rotation(num_players, viewer)
-        for piece in LAYOUT.values():
-            if piece.seat_axis is not None:
-                idx = np.arange(piece.slice.start, piece.slice.stop).reshape(piece.shape)
-                perm[piece.slice] = idx.take(rot, axis=piece.seat_axis).ravel()
-        _PERMS[key] = perm
+        perm = _PERMS[(num_players, viewer)] = seat_permutation(LAYOUT, num_players, viewer, MAX_SEATS)
     return perm
 
 
@@ -131,11 +101,12 @@ _HIDDEN_COINS: np.ndarray = np.array(
 
 
 class Observer:
-    """Builds observations of one game for any viewer, reusing the public part.
+    """Builds observations of one game for any viewer, reusing what has not changed.
 
     The public part (everything but the acting seat, the sealed flags and the viewer's
-    own piece) is rebuilt only when :meth:`invalidate` is called, i.e. when something
-    public changed: sealing a bid changes nothing public.
+    own piece) is rebuilt only after :meth:`invalidate`, i.e. when something public
+    changed: sealing a bid changes nothing public. Within it, the revealed bids of the
+    turn and the special piles are kept between rebuilds, as they change far less often.
     """
 
     def __init__(self, mode: str = "recall"):
@@ -143,39 +114,110 @@ class Observer:
             raise ValueError(f"observation_mode must be 'recall' or 'table', got {mode!r}")
         self.mode = mode
         self._public: np.ndarray | None = None
+        self._turn_key: tuple | None = None  # (game, turn) the bid history below belongs to
+        self._bids = np.zeros(LAYOUT["bid_cards"].slice.stop - LAYOUT["bid_cards"].slice.start
+                              + LAYOUT["bids"].slice.stop - LAYOUT["bids"].slice.start, np.float32)
+        self._bids_done = 0  # auctions of this turn whose bids are final in self._bids
+        self._piles_key: tuple | None = None
+        self._piles = np.zeros(2 * NUM_CHARACTERS, np.float32)
 
     def invalidate(self) -> None:
         self._public = None
 
     def observe(self, game: Game, viewer: int) -> np.ndarray:
         if self._public is None:
-            self._public = public_vector(game)
+            self._public = self._public_vector(game)
         obs = self._public[permutation(game.num_players, viewer)]
         if self.mode == "table":
             obs[_HIDDEN_COINS] = 0.0
         n = game.num_players
         d = game.decision
+        a = game.auction
         if d is not None:
-            obs[LAYOUT["acting_seat"].slice.start + (d.player - viewer) % n] = 1.0
-            a = game.auction
-            if d.kind in (BID, TIEBREAK) and a is not None:
-                start = LAYOUT["has_bid"].slice.start
+            obs[_ACTING + (d.player - viewer) % n] = 1.0
+            if a is not None and a._sealed and d.kind in (BID, TIEBREAK):
                 for p in a._sealed:
-                    obs[start + (p - viewer) % n] = 1.0
+                    obs[_HAS_BID + (p - viewer) % n] = 1.0
         pl = game.players[viewer]
         own = [pl.fairy, pl.common, pl.silver, pl.black, pl.amulets, 0, 0, 0, 0]
-        a = game.auction
         if a is not None and viewer in a._sealed:  # the viewer's own sealed bid only
             sealed = a._sealed[viewer]
             if len(sealed) == 4:
                 own[5:9] = sealed
             else:  # a tie-break bid: silver in the fairy slot, amulet in the amulet slot
                 own[5], own[8] = sealed
-        obs[LAYOUT["own"].slice] = np.array(own, np.float32) / _OWN_SCALE
+        obs[_OWN] = np.array(own, np.float32) / _OWN_SCALE
         return obs
 
+    def _public_vector(self, game: Game) -> np.ndarray:
+        out = public_vector(game, with_history=False)
+        # Revealed bids of this turn: an auction's row is final once it is settled.
+        key = (id(game), game.turn)
+        if key != self._turn_key:
+            self._turn_key, self._bids_done = key, 0
+            self._bids[:] = 0.0
+        auctions = game.auctions
+        if len(auctions) > self._bids_done:
+            hist = self._bids
+            cards = hist[: _BID_CARDS_SIZE].reshape(LAYOUT["bid_cards"].shape)
+            bids = hist[_BID_CARDS_SIZE:].reshape(LAYOUT["bids"].shape)
+            for slot in range(self._bids_done, len(auctions)):
+                _fill_slot(cards, bids, slot, auctions[slot])
+            while self._bids_done < len(auctions) and auctions[self._bids_done].outcome not in ("open", "tiebreak"):
+                self._bids_done += 1
+        out[_HISTORY] = self._bids
+        held = any(pl.doppelganger for pl in game.players)
+        key = (id(game), game.turn, len(game.special_discards), held)
+        if key != self._piles_key:
+            self._piles_key = key
+            self._piles[:] = _piles(game)
+        out[_PILES] = self._piles
+        return out
 
-def public_vector(game: Game) -> np.ndarray:
+
+_ACTING = LAYOUT["acting_seat"].slice.start
+_HAS_BID = LAYOUT["has_bid"].slice.start
+_OWN = LAYOUT["own"].slice
+_BID_CARDS_SIZE = LAYOUT["bid_cards"].slice.stop - LAYOUT["bid_cards"].slice.start
+_HISTORY = slice(LAYOUT["bid_cards"].slice.start, LAYOUT["bids"].slice.stop)
+_PILES = slice(LAYOUT["special_pile"].slice.start, LAYOUT["special_discards"].slice.stop)
+assert LAYOUT["bid_cards"].slice.stop == LAYOUT["bids"].slice.start
+assert LAYOUT["special_pile"].slice.stop == LAYOUT["special_discards"].slice.start
+
+
+def _fill_slot(cards: np.ndarray, bids: np.ndarray, slot: int, auc) -> None:
+    cards[slot] = 0.0
+    cards[slot, CHARACTER_INDEX[auc.card]] = 1.0
+    bids[slot] = 0.0
+    if auc.bids is None:
+        return
+    for p, (f, c, blk, am) in enumerate(auc.bids):
+        tb = 0
+        if auc.silver and p in auc.silver:
+            s, sa = auc.silver[p]
+            tb = s * (2 if sa else 1)
+        bids[slot, p] = (f, c, blk, am, auc.values[p], tb)
+    bids[slot] /= _BID_SCALE
+
+
+def _piles(game: Game) -> np.ndarray:
+    """Specials known to be in the draw pile, then those in the discards (F7, F43)."""
+    pile = np.zeros(NUM_CHARACTERS, np.float32)
+    discards = np.zeros(NUM_CHARACTERS, np.float32)
+    for name in SPECIAL_DECK:
+        pile[CHARACTER_INDEX[name]] += 1
+    for name in game.special_discards:
+        discards[CHARACTER_INDEX[name]] += 1
+    pile -= discards
+    for name in game.turn_specials:
+        pile[CHARACTER_INDEX[name]] -= 1
+    if any(pl.doppelganger for pl in game.players):  # the held card is in neither pile (F7)
+        pile[CHARACTER_INDEX["Doppelganger"]] -= 1
+    np.maximum(pile, 0.0, out=pile)
+    return np.concatenate([pile, discards])
+
+
+def public_vector(game: Game, with_history: bool = True) -> np.ndarray:
     """Everything every player may see, in absolute seat order (see :data:`LAYOUT`)."""
     out = np.zeros(OBS_SIZE, np.float32)
     n = game.num_players
@@ -186,61 +228,45 @@ def public_vector(game: Game) -> np.ndarray:
     card = d.card if d is not None and d.card else (game.auction.card if game.auction else None)
     if card is not None:
         out[LAYOUT["card"].slice.start + CHARACTER_INDEX[card]] = 1.0
-    out[LAYOUT["progress"].slice] = (game.turn / game.max_turns, len(game.auctions) / CARDS_PER_TURN)
     b = game.bank
-    out[LAYOUT["bank"].slice] = np.array(
-        [b.fairy / STOCK["fairy"], b.common / STOCK["common"], b.silver / STOCK["silver"],
-         b.amulets / STOCK["amulets"], *(s / STOCK["stones"] for s in b.stones)], np.float32)
-    out[LAYOUT["pending_stones"].slice] = np.array(game.pending_stones, np.float32) / STOCK["stones"]
+    out[_SCALARS] = np.array(
+        [game.turn / game.max_turns, len(game.auctions) / CARDS_PER_TURN,
+         b.fairy, b.common, b.silver, b.amulets, *b.stones, *game.pending_stones], np.float32) / _SCALAR_SCALE
 
-    status = view(out, "turn_cards")
+    status = out[LAYOUT["turn_cards"].slice]
+    width = len(CARD_STATUS)
     for name in game.face_down:
-        status[CHARACTER_INDEX[name], 0] += 1
+        status[CHARACTER_INDEX[name] * width] += 1
     for name, how in game.played:
-        status[CHARACTER_INDEX[name], _STATUS_INDEX[how]] += 1
-    discards = view(out, "special_discards")
-    for name in game.special_discards:
-        discards[CHARACTER_INDEX[name]] += 1
-    pile = view(out, "special_pile")
-    for name in SPECIAL_DECK:
-        pile[CHARACTER_INDEX[name]] += 1
-    pile -= discards
-    for name in game.turn_specials:
-        pile[CHARACTER_INDEX[name]] -= 1
-    if any(pl.doppelganger for pl in game.players):  # the held card is in neither pile (F7)
-        pile[CHARACTER_INDEX["Doppelganger"]] -= 1
-    np.maximum(pile, 0.0, out=pile)
+        status[CHARACTER_INDEX[name] * width + _STATUS_INDEX[how]] += 1
 
     a = game.auction
-    seats = np.zeros((MAX_SEATS, len(SEAT_FEATURES)), np.float32)
-    for p, pl in enumerate(game.players):
-        seats[p] = (pl.score, *pl.stones, pl.fairy_spent, pl.amulets, pl.black, pl.doppelganger,
-                    pl.fairy, pl.common, pl.silver, 1.0,
-                    a is not None and a.tied is not None and p in a.tied,
-                    a is not None and a.winner == p)
-    out[LAYOUT["seats"].slice] = (seats / _SEAT_SCALE).ravel()
+    tied = a.tied if a is not None and a.tied is not None else ()
+    winner = a.winner if a is not None else None
+    rows = [
+        [pl.score, *pl.stones, pl.fairy_spent, pl.amulets, pl.black, pl.doppelganger,
+         pl.fairy, pl.common, pl.silver, 1.0, p in tied, winner == p]
+        for p, pl in enumerate(game.players)
+    ]
+    seats = out[LAYOUT["seats"].slice].reshape(LAYOUT["seats"].shape)
+    seats[:n] = np.array(rows, np.float32) / _SEAT_SCALE
 
-    bid_cards = view(out, "bid_cards")
-    bids = view(out, "bids")
-    for slot, auc in enumerate(game.auctions):
-        bid_cards[slot, CHARACTER_INDEX[auc.card]] = 1.0
-        if auc.bids is None:
-            continue
-        for p, (f, c, blk, am) in enumerate(auc.bids):
-            tb = 0
-            if auc.silver and p in auc.silver:
-                s, sa = auc.silver[p]
-                tb = s * (2 if sa else 1)
-            bids[slot, p] = (f, c, blk, am, auc.values[p], tb)
-    bids /= _BID_SCALE
+    if with_history:
+        cards = view(out, "bid_cards")
+        bids = view(out, "bids")
+        for slot, auc in enumerate(game.auctions):
+            _fill_slot(cards, bids, slot, auc)
+        out[_PILES] = _piles(game)
     return out
+
+
+_SCALARS = slice(LAYOUT["progress"].slice.start, LAYOUT["pending_stones"].slice.stop)
+assert LAYOUT["progress"].slice.stop == LAYOUT["bank"].slice.start
+assert LAYOUT["bank"].slice.stop == LAYOUT["pending_stones"].slice.start
+_SCALAR_SCALE = np.array([1, 1, STOCK["fairy"], STOCK["common"], STOCK["silver"], STOCK["amulets"]]
+                         + [STOCK["stones"]] * 6, np.float32)
 
 
 def layout_table() -> str:
     """The observation layout as a Markdown table."""
-    rows = ["| slice | piece | shape | meaning |", "|---|---|---|---|"]
-    for p in LAYOUT.values():
-        shape = " x ".join(map(str, p.shape))
-        rows.append(f"| {p.slice.start}-{p.slice.stop - 1} | `{p.name}` | {shape} | {p.help} |")
-    rows.append(f"\n{OBS_SIZE} floats in all.")
-    return "\n".join(rows)
+    return _layout_table(LAYOUT)

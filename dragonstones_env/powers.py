@@ -9,7 +9,8 @@ resolves the answer: ``resolve(game, player, option, data)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .cards import COLOURS
 
@@ -412,7 +413,7 @@ def troll(g: Game, p: int, auction: Auction) -> None:
 def _resolve_troll(g: Game, p: int, option: tuple, data: dict) -> None:
     c = COLOURS.index(option[1])
     lost = []
-    for q, pl in enumerate(g.players):
+    for pl in g.players:
         lost.append(pl.stones[c])
         g.bank.stones[c] += pl.stones[c]
         pl.stones[c] = 0

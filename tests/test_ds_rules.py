@@ -25,7 +25,8 @@ BOOTS, WAND_TURN = T["boots turn-over"], T["magic wand turn-over"]
 GEM, WAND_TRADE, SWORD_TRADE = T["gem trade"], T["magic wand trade"], T["sword trade"]
 STEAL, BOOK, SWORD_DESTROY = T["magic wand steal"], T["spell book destroy"], T["sword destroy"]
 WAND_DECAY, SWORD_DECAY, KEY = T["magic wand decay"], T["sword decay"], T["key restore"]
-SHIELD, HELMET, SWORD_DRAGON = T["shield protect-dragon"], T["helmet protect-dragon"], T["sword protect-dragon"]
+SHIELD, HELMET = T["shield protect-dragon"], T["helmet protect-dragon"]
+SWORD_DRAGON = T["sword protect-dragon"]
 POTION, SWORD_HYDRA = T["magic potion protect-hydra"], T["sword protect-hydra"]
 DRAGON, HYDRA, TREASURE = T["dragon"], T["hydra"], T["treasure"]
 FILLER = 15  # a stack kept non-empty so D7 does not end the arranged games
@@ -84,7 +85,6 @@ def test_d2_setup_and_opening_pick_in_seat_order():
     sd = g.state_dict()
     assert sd["stacks"] == [4] * 16 and sd["turn"] == 0
     dbg = g.debug_state()
-    assert all(DECK_OF_ID[0] == "village" for _ in dbg["stack_cards"][:8])
     for s in range(8):
         assert all(CARDS[t].category == "object" for t in dbg["stack_cards"][s])  # D1 village
     for seat in range(3):
@@ -232,8 +232,7 @@ def test_d4_decay_is_the_others_choice():
                          [(GEM, False), (GEM, False)]])
     g.apply(("use", WAND_DECAY))
     assert g.decision == Decision("forfeit", 1, "magic wand decay")
-    assert g.legal_options() == [("forfeit", HELMET), ("forfeit", SHIELD)] or set(g.legal_options()) == {
-        ("forfeit", SHIELD), ("forfeit", HELMET)}
+    assert set(g.legal_options()) == {("forfeit", SHIELD), ("forfeit", HELMET)}
     with pytest.raises(IllegalOptionError):
         g.apply(("forfeit", KEY))  # ready objects do not decay
     g.apply(("forfeit", HELMET))
@@ -284,8 +283,7 @@ def test_d5_battle_won_with_a_choice():
     g = make(colls=[[SHIELD, HELMET, (SWORD_DRAGON, False), KEY], []], stacks={8: [DRAGON]})
     g.apply(("turn_over", 8))
     assert g.decision == Decision("protect", 0, "dragon")
-    assert g.legal_options() == [("protect", SHIELD), ("protect", HELMET)] or set(g.legal_options()) == {
-        ("protect", SHIELD), ("protect", HELMET)}
+    assert set(g.legal_options()) == {("protect", SHIELD), ("protect", HELMET)}
     assert conserved(g)
     with pytest.raises(IllegalOptionError, match="no restore"):
         g.apply(("use", KEY, SWORD_DRAGON))  # D5: no restore during a battle
@@ -335,7 +333,8 @@ def test_d5_single_protection_is_auto_applied():
     g = make(colls=[[POTION, (SHIELD, False)], []], stacks={8: [HYDRA]})
     g.apply(("turn_over", 8))
     assert g.decision == Decision("turn", 0)
-    assert g.record[-2] == {"event": "auto", "player": 0, "decision": "protect", "option": ["protect", POTION]}
+    auto = {"event": "auto", "player": 0, "decision": "protect", "option": ["protect", POTION]}
+    assert g.record[-2] == auto
     assert g.steps == 1  # the auto option is not an applied option
 
 
@@ -378,9 +377,9 @@ def test_d6_win_by_steal():
 
 
 def test_d6_double_win_by_trade():
-    # 0: trade gem + 5 kinds + a used spare torch; 1: six kinds incl. a used key, missing torch.
-    p0 = [GEM, BOOTS, SHIELD, HELMET, POTION, BOOK, (TORCH1, False)]
-    p1 = [BOOTS, SHIELD, HELMET, POTION, WAND_TURN, (KEY, False)]
+    # Six kinds each, no key for 0 and no torch for 1; each gives a used duplicate-kind card.
+    p0 = [GEM, BOOTS, SHIELD, HELMET, POTION, (TORCH1, False), TORCH2]
+    p1 = [BOOTS, SHIELD, HELMET, POTION, WAND_TURN, (KEY, False), KEY]
     g = make(colls=[p0, p1])
     assert not g.over
     g.apply(("use", GEM, TORCH1, 1, KEY))  # 0 gets a key (7th kind), 1 gets a torch (7th kind)
@@ -404,7 +403,7 @@ def test_d7_most_cards_wins_after_last_battle():
     g = DrachenSchattenGame(2, seed=0)
     st = [[] for _ in range(16)]
     st[8] = [DRAGON]
-    g.arrange(st, [[SHIELD, HELMET], [BOOTS, GEM, KEY]], 0)
+    g.arrange(st, [[SHIELD, HELMET], [BOOTS, GEM]], 0)
     g.apply(("turn_over", 8))
     assert g.decision.kind == "protect"  # the battle comes first
     g.apply(("protect", SHIELD))

@@ -199,8 +199,9 @@ def report(results: list[dict[str, Any]], out=sys.stdout) -> None:
     policies = sorted({r["policy"] for r in results})
     say(f"{len(results)} games, policy {', '.join(policies)}")
     say()
-    head = "    mean  median     p5    p95    max"
-    say(f"{'players':>7} {'games':>6} | decisions{head[9:]} | turns    {head[9:]} | truncated | wins by seat")
+    cols = f"{'mean':>8} {'median':>7} {'p5':>6} {'p95':>6} {'max':>6}"
+    say(f"{'':>7} {'':>6} | {'decisions':^38} | {'turns':^38} |")
+    say(f"{'players':>7} {'games':>6} | {cols} | {cols} | truncated | wins by seat (of games won)")
     for n in sorted(by_n):
         rs = by_n[n]
         trunc = sum(r["truncated"] for r in rs)
