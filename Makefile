@@ -3,14 +3,18 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-dev
+STAMP := $(VENV)/.installed
+# torch is pinned first: a bare `torch` requirement pulls a CUDA build of several GB,
+# while torch==2.13.0 is the CPU build (override TORCH for another platform).
+TORCH ?= torch==2.13.0
 
 .PHONY: test lint bench train clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,bench]"
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[dev,train,bench]"
 	touch $@
 
 test: $(STAMP)

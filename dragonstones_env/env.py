@@ -45,7 +45,11 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .cards import COLOURS
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
+from .layout import signature
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
+
+# Fingerprint of the observation and action layouts: checkpoints made for another are refused.
+LAYOUT_SIGNATURE = signature("dragonstones_v0", LAYOUT, A.NUM_ACTIONS)
 
 OPTIONS = {
     "num_players": 4,
@@ -64,6 +68,7 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):  # PettingZoo's naming convention
     metadata = {
         "name": "dragonstones_v0",
+        "layout": LAYOUT_SIGNATURE,
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }

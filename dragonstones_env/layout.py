@@ -67,3 +67,14 @@ def layout_table(layout: dict[str, Piece], unit: str = "floats") -> str:
         rows.append(f"| {p.slice.start}-{p.slice.stop - 1} | `{p.name}` | {shape} | {p.help} |")
     rows.append(f"\n{layout_size(layout)} {unit} in all.")
     return "\n".join(rows)
+
+
+def signature(game: str, layout: dict[str, Piece], num_actions: int) -> str:
+    """A short fingerprint of an observation and action layout.
+
+    Checkpoints store it, so that a policy trained for one layout is refused by another.
+    """
+    import hashlib
+
+    text = game + "|" + ";".join(f"{p.name}:{p.shape}" for p in layout.values()) + f"|{num_actions}"
+    return f"{game}:{hashlib.sha1(text.encode()).hexdigest()[:12]}"

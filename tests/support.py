@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
 from dragonstones_env.cards import COLOURS, SPECIAL_DECK, STANDARD
 from dragonstones_env.engine import STOCK, Game
 
@@ -96,11 +94,11 @@ def next_cards(game: Game, *cards: str) -> None:
 
 
 class RiggedRng:
-    """Stands in for ``game.rng``: ``integers`` returns the scripted values in order."""
+    """Stands in for ``game.rng``: ``integers`` returns the scripted values in order, and
+    ``shuffle`` leaves the order as it is (so cards arranged by :func:`next_cards` stay put)."""
 
     def __init__(self, *values: int) -> None:
         self.values = list(values)
-        self._real = np.random.default_rng(0)
 
     def integers(self, high: int, *args: Any, **kwargs: Any) -> int:
         assert self.values, "the test did not script this random draw"
@@ -109,7 +107,7 @@ class RiggedRng:
         return value
 
     def shuffle(self, x: list) -> None:
-        self._real.shuffle(x)
+        pass
 
 
 class StoneDraws:
@@ -188,7 +186,11 @@ def pass_auction(game: Game) -> None:
 
 
 def run_to(game: Game, card: str) -> None:
-    """Pass every auction until ``card`` is up for auction (``card`` is moved up to be next)."""
+    """Pass every auction until ``card`` is up for auction (``card`` is moved up to be next).
+
+    The card after each auction is revealed as soon as it ends: a test that needs several
+    cards arranges their order first with :func:`next_cards`.
+    """
     if game.auction is None or game.auction.card != card:
         next_cards(game, card)
     while not (game.decision.kind == "bid" and game.decision.card == card and game.decision.player == 0):
@@ -233,6 +235,13 @@ def check_games() -> Iterable[None]:
     for game in GAMES:
         assert_conserved(game)
     GAMES.clear()
+
+
+def not_yet_auctioned(game: Game) -> list[str]:
+    """The cards of this turn not auctioned yet, the card open for bids included."""
+    a = game.auction
+    is_open = a is not None and a.outcome == "open"
+    return sorted(game.face_down + ([a.card] if is_open else []))
 
 
 def auction_of(game: Game, card: str):

@@ -7,9 +7,9 @@ import pytest
 from tests.support import (
     auction_of,
     bank_stones,
+    bid_all,
     check_games,
     choose,
-    bid_all,
     make_game,
     pass_auction,
     run_to,

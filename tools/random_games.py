@@ -187,8 +187,14 @@ def _pct(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:6.2f}%" if whole else "     - "
 
 
-def report(results: list[dict[str, Any]], out=sys.stdout) -> None:
-    """Print the figures of a run."""
+def _frac(part: int, whole: int) -> str:
+    """A fraction precise enough for rare events, with its count."""
+    return f"{100.0 * part / whole:.4f}% ({part})" if whole else "-"
+
+
+def report(results: list[dict[str, Any]], out: Any = None) -> None:
+    """Print the figures of a run (to ``out``, by default the standard output)."""
+    out = sys.stdout if out is None else out
 
     def say(line: str = "") -> None:
         print(line, file=out)
@@ -245,15 +251,15 @@ def report(results: list[dict[str, Any]], out=sys.stdout) -> None:
     ties = sum(r["tiebreaks"] for r in results)
     say(f"decisions {decisions}: gold bids {bids}, tie-break bids {ties}")
     say("fraction of gold-bid decisions at which the bidder held more than N fairy gold behind the screen:")
-    say("    " + "   ".join(f">{t}: {_pct(total('bid_fairy_over', t), bids)}" for t in FAIRY_THRESHOLDS))
+    say("    " + "   ".join(f">{t}: {_frac(total('bid_fairy_over', t), bids)}" for t in FAIRY_THRESHOLDS))
     say("fraction of gold-bid decisions at which the bidder held more than N common gold:")
-    say("    " + "   ".join(f">{t}: {_pct(total('bid_common_over', t), bids)}" for t in COMMON_THRESHOLDS))
+    say("    " + "   ".join(f">{t}: {_frac(total('bid_common_over', t), bids)}" for t in COMMON_THRESHOLDS))
     say("fraction of tie-break decisions at which the bidder held more than N silver:")
-    say("    " + "   ".join(f">{t}: {_pct(total('tie_silver_over', t), ties)}" for t in SILVER_THRESHOLDS))
+    say("    " + "   ".join(f">{t}: {_frac(total('tie_silver_over', t), ties)}" for t in SILVER_THRESHOLDS))
     say("fraction of all decisions at which some player held more than N fairy gold behind the screen:")
-    say("    " + "   ".join(f">{t}: {_pct(total('any_fairy_over', t), decisions)}" for t in FAIRY_THRESHOLDS))
+    say("    " + "   ".join(f">{t}: {_frac(total('any_fairy_over', t), decisions)}" for t in FAIRY_THRESHOLDS))
     say("fraction of all decisions at which some player held more than N silver:")
-    say("    " + "   ".join(f">{t}: {_pct(total('any_silver_over', t), decisions)}" for t in SILVER_THRESHOLDS))
+    say("    " + "   ".join(f">{t}: {_frac(total('any_silver_over', t), decisions)}" for t in SILVER_THRESHOLDS))
     say()
     kinds: dict[str, int] = {}
     for r in results:

@@ -1,4 +1,9 @@
-"""DrachenSchatten: the rules engine (pure Python) and, later, its AEC environment."""
+"""DrachenSchatten: the rules engine (pure Python) and its PettingZoo AEC environment.
+
+>>> from dragonstones_env import drachenschatten
+>>> e = drachenschatten.env(num_players=3)
+>>> e.reset(seed=0)
+"""
 
 from .cards import (
     CARD_NAMES,
@@ -10,6 +15,7 @@ from .cards import (
     TYPE_INDEX,
     CardType,
 )
+from .env import env, raw_env
 from .rules import DEFAULT_MAX_STEPS, NUM_STACKS, DrachenSchattenGame, replay
 
 __all__ = [
@@ -24,5 +30,7 @@ __all__ = [
     "TYPE_INDEX",
     "CardType",
     "DrachenSchattenGame",
+    "env",
+    "raw_env",
     "replay",
 ]

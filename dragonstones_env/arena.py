@@ -1,0 +1,99 @@
+"""Play whole games between policies: the building block of evaluations and tournaments.
+
+A policy is any object with ``act(observation) -> int`` (see :mod:`policies`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GameResult:
+    seed: int
+    seats: tuple[str, ...]  # the name of the policy in each seat
+    rewards: tuple[float, ...]  # final reward of each seat
+    winners: tuple[int, ...]  # seats that won (empty when truncated)
+    truncated: bool
+    steps: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "seats": list(self.seats),
+            "rewards": list(self.rewards),
+            "winners": list(self.winners),
+            "truncated": self.truncated,
+            "steps": self.steps,
+        }
+
+
+def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Sequence[str], seed: int) -> GameResult:
+    """One game: ``policies[i]`` plays seat ``i`` (agent ``player_i``)."""
+    e = make_env()
+    e.reset(seed=seed)
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(policies[e.possible_agents.index(agent)].act(obs))
+        steps += 1
+    rewards = tuple(totals[a] for a in e.possible_agents)
+    raw = e.unwrapped
+    winners = _winners(raw, rewards)
+    truncated = not winners and bool(getattr(raw.game, "truncated", False))
+    return GameResult(seed, tuple(names), rewards, winners, truncated, steps)
+
+
+def _winners(raw: Any, rewards: tuple[float, ...]) -> tuple[int, ...]:
+    """Winning seats: ``game.winners`` (DrachenSchatten) or ``game.winner`` (Dragonstones)."""
+    game = raw.game
+    if hasattr(game, "winners"):
+        return tuple(game.winners)
+    return () if game.winner is None else (game.winner,)
+
+
+def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def seat_rotated_match(
+    make_env: Callable[[], Any],
+    hero: Any,
+    opponents: Sequence[Any],
+    games: int,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """``hero`` against ``opponents`` (one per other seat), the hero's seat rotating each game.
+
+    Returns the hero's wins, games, win rate and its 95% interval.
+    """
+    n = len(opponents) + 1
+    wins = 0.0
+    truncated = 0
+    for g in range(games):
+        seat = g % n
+        seats = list(opponents)
+        seats.insert(seat, hero)
+        names = ["opponent"] * n
+        names[seat] = "hero"
+        result = play_game(make_env, seats, names, seed + g)
+        if seat in result.winners:
+            wins += 1.0 / len(result.winners)
+        truncated += result.truncated
+    low, high = wilson_interval(wins, games)
+    return {"wins": wins, "games": games, "rate": wins / games, "ci95": (low, high), "truncated": truncated}

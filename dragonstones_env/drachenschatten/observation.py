@@ -1,0 +1,166 @@
+"""What one player sees of a DrachenSchatten game: one flat float32 vector.
+
+The vector is built from named pieces (name -> slice, see :data:`LAYOUT`, built with
+:func:`dragonstones_env.layout.build_layout`), so its layout documents itself. Seats are relative
+to the viewer: seat 0 is the viewer, 1 the next player clockwise, ...; tables of fewer than 4
+players are padded with absent seats (all zeros).
+
+Everything on the table is public: stack sizes, every collection with each object's ready/used
+state, the cards out of the game. The only private piece is ``memory``: the cards the VIEWER has
+looked at with a torch and that are still on their stack (D4). Nobody sees another player's
+memory, nor which stacks another player looked at. The contents of the stacks are never read.
+
+Every value lies in ``[0, OBS_HIGH]``; counts are scaled so typical values fall in 0..1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..layout import Piece, build_layout, layout_size, seat_permutation
+from ..layout import layout_table as _layout_table
+from ..layout import view as _view
+from .cards import CARD_TYPE_OF_ID, CARDS, NUM_CARD_TYPES, NUM_CARDS, TYPE_INDEX
+from .rules import NUM_STACKS, DrachenSchattenGame
+
+MAX_SEATS = 4
+DECISION_KINDS: tuple[str, ...] = ("pick", "turn", "view", "protect", "forfeit")
+SEAT_TOTALS: tuple[str, ...] = ("cards", "kinds", "beasts", "treasures", "ready")
+_TOTALS_SCALE = np.array([16, 7, 3, 3, 16], np.float32)
+COUNT_SCALE = 4.0  # per-type counts are divided by this (at most 7 copies of a type: 1.75)
+OBS_HIGH = 4.0
+_MAX_TURNS_SCALE = 64.0  # every turn but the last turns a card over: turn <= 65 in practice
+
+_SPEC = [
+    ("seat_present", (MAX_SEATS,), 0, "1 for each seat at the table"),
+    ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat to decide now (for a forfeit: not the active seat)"),
+    ("active_seat", (MAX_SEATS,), 0, "one-hot: whose turn it is (zeros during the opening picks)"),
+    ("first_player", (MAX_SEATS,), 0, "one-hot: the first player (D2)"),
+    ("decision", (len(DECISION_KINDS) + 1,), None,
+     "one-hot decision kind: " + ", ".join(DECISION_KINDS) + ", none (game over)"),
+    ("card", (NUM_CARD_TYPES,), None,
+     "one-hot: the card the decision is about: torch (view), beast (protect), decay object (forfeit)"),
+    ("turned_over", (1,), None, "1 once this turn's mandatory turn-over is done (D3)"),
+    ("view_left", (1,), None, "cards the torch being used may still view / 3"),
+    ("progress", (2,), None, "turn / 64, steps / max_steps (truncation at 1)"),
+    ("stacks", (NUM_STACKS,), None, "cards left in each stack / 4 (village 0-7, caves 8-15)"),
+    ("removed", (1,), None, "cards out of the game / 64"),
+    ("removed_cards", (NUM_CARD_TYPES,), None, "cards out of the game per card type / 4"),
+    ("forfeits", (MAX_SEATS,), 0, "seats still to forfeit a used object to a decay (D4)"),
+    ("collection", (MAX_SEATS, NUM_CARD_TYPES, 2), 0,
+     "per seat and card type / 4: ready objects, other cards (used objects, beasts, treasures)"),
+    ("totals", (MAX_SEATS, len(SEAT_TOTALS)), 0,
+     "per seat: cards / 16, object kinds / 7, beasts / 3, treasures / 3, ready objects / 16"),
+    ("memory", (NUM_STACKS, NUM_CARD_TYPES), None,
+     "the viewer's torch memory: one-hot type of the top card of each stack it saw (D4), else zeros"),
+]
+LAYOUT: dict[str, Piece] = build_layout(_SPEC)
+OBS_SIZE: int = layout_size(LAYOUT)
+_DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
+_KIND_OF_TYPE = [c.kind for c in CARDS]
+_CATEGORY_OF_TYPE = [c.category for c in CARDS]
+
+
+def view(obs: np.ndarray, name: str) -> np.ndarray:
+    """The named piece of an observation, in its shape (a view, not a copy)."""
+    return _view(LAYOUT, obs, name)
+
+
+def layout_table() -> str:
+    """The observation layout as a Markdown table."""
+    return _layout_table(LAYOUT)
+
+
+_PERMS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def permutation(num_players: int, viewer: int) -> np.ndarray:
+    """Flat index array taking an absolute-seat vector to the viewer's relative one."""
+    perm = _PERMS.get((num_players, viewer))
+    if perm is None:
+        perm = _PERMS[(num_players, viewer)] = seat_permutation(LAYOUT, num_players, viewer, MAX_SEATS)
+    return perm
+
+
+def _start(name: str) -> int:
+    return LAYOUT[name].slice.start
+
+
+_MEMORY = _start("memory")
+_COLLECTION = _start("collection")
+
+
+def public_vector(game: DrachenSchattenGame) -> np.ndarray:
+    """Everything every player may see, in ABSOLUTE seat order, memory piece zero."""
+    out = np.zeros(OBS_SIZE, np.float32)
+    n = game.num_players
+    out[_start("seat_present"): _start("seat_present") + n] = 1.0
+    out[_start("first_player") + game.first_player] = 1.0
+    d = game.decision
+    if d is None:
+        out[_start("decision") + len(DECISION_KINDS)] = 1.0
+    else:
+        out[_start("acting_seat") + d.player] = 1.0
+        out[_start("decision") + _DECISION_INDEX[d.kind]] = 1.0
+        if d.card is not None:
+            out[_start("card") + TYPE_INDEX[d.card]] = 1.0
+        if d.kind != "pick":
+            out[_start("active_seat") + game.current_player] = 1.0
+    out[_start("turned_over")] = float(game.turned_over)
+    if game._view is not None:
+        out[_start("view_left")] = game._view["left"] / 3.0
+    out[_start("progress")] = game.turn / _MAX_TURNS_SCALE
+    out[_start("progress") + 1] = game.steps / game.max_steps
+    s = _start("stacks")
+    out[s: s + NUM_STACKS] = [len(st) / 4.0 for st in game._stacks]
+    out[_start("removed")] = len(game._removed) / NUM_CARDS
+    r = _start("removed_cards")
+    for cid in game._removed:
+        out[r + CARD_TYPE_OF_ID[cid]] += 1.0 / COUNT_SCALE
+    for q in game._forfeits:
+        out[_start("forfeits") + q] = 1.0
+    ready = game._ready
+    tot = view(out, "totals")
+    for q, coll in enumerate(game._collections):
+        base = _COLLECTION + q * NUM_CARD_TYPES * 2
+        kinds = set()
+        beasts = treasures = nready = 0
+        for cid in coll:
+            t = CARD_TYPE_OF_ID[cid]
+            rd = ready[cid]
+            out[base + 2 * t + (0 if rd else 1)] += 1.0 / COUNT_SCALE
+            cat = _CATEGORY_OF_TYPE[t]
+            if cat == "object":
+                kinds.add(_KIND_OF_TYPE[t])
+                nready += rd
+            elif cat == "beast":
+                beasts += 1
+            else:
+                treasures += 1
+        tot[q] = (len(coll), len(kinds), beasts, treasures, nready)
+    tot[:n] /= _TOTALS_SCALE
+    return out
+
+
+class Observer:
+    """Builds observations of one game for any viewer, reusing the public part until the game moves.
+
+    The public vector is cached by the length of the game's (append-only) record, so every viewer
+    of one state shares it; the viewer's torch memory is written on top of the permuted copy.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int] | None = None
+        self._public: np.ndarray | None = None
+
+    def observe(self, game: DrachenSchattenGame, viewer: int) -> np.ndarray:
+        key = (id(game), len(game.record))
+        if key != self._key or self._public is None:
+            self._public, self._key = public_vector(game), key
+        obs = self._public[permutation(game.num_players, viewer)]
+        for stack, cid in game._memories[viewer].items():  # D4: the viewer's own memory only
+            obs[_MEMORY + stack * NUM_CARD_TYPES + CARD_TYPE_OF_ID[cid]] = 1.0
+        return obs
+
+    def __deepcopy__(self, memo: dict) -> Observer:
+        return Observer()  # a cache only: a copy rebuilds it

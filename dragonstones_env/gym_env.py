@@ -1,0 +1,192 @@
+"""Single-agent Gymnasium view of a multi-player AEC game: one learner, the other seats bots.
+
+``gymnasium.make("Dragonstones-v0", num_players=4, opponents="heuristic")`` (registered
+when :mod:`dragonstones_env` is imported). The learner sees the AEC observation's
+``"observation"`` vector; ``action_masks()`` gives its legal actions (what sb3-contrib's
+``MaskablePPO`` reads). The opponents act inside :meth:`step`, and the reward is the
+learner's.
+
+``opponents`` may be:
+
+* one spec (``"random"``, ``"heuristic"``, a checkpoint path or name, or a policy object),
+  for every other seat;
+* a list with one spec per other seat;
+* a list whose items are lists: each such item is a pool, and one of its specs is drawn for
+  that seat every episode (a list holding a single pool shares it among all other seats).
+
+The learner's seat is drawn every episode unless ``seat`` fixes it. Illegal actions end the
+episode with -1 by default here (``illegal_action="penalize"``), so that libraries which
+sample without masks, and Gymnasium's and SB3's env checkers, can run; pass
+``illegal_action="raise"`` to get the AEC env's ``ValueError`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+def _reseed(policy: Any, seed: int) -> None:
+    reset = getattr(policy, "reset", None)
+    if callable(reset):
+        reset(seed=seed)
+
+
+class SingleAgentEnv(gym.Env):
+    """One learner against policies in the other seats of an AEC game."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        make_aec: Callable[..., Any],
+        num_players: int,
+        opponents: Any = "random",
+        seat: int | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        **env_options: Any,
+    ):
+        self.aec = make_aec(num_players=num_players, illegal_action=illegal_action, **env_options)
+        self.num_players = num_players
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < num_players):
+            raise ValueError(f"seat must be None or an int in 0..{num_players - 1}, got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.fixed_seat = seat
+        agent0 = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(agent0)["observation"]
+        self.action_space = self.aec.action_space(agent0)
+        self._pools = self._parse_opponents(opponents)
+        self._loaded: dict[Any, Any] = {}
+        self.seat = 0
+        self.seat_policies: list[Any] = []
+        self._last_obs: dict[str, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ opponents
+    def _parse_opponents(self, opponents: Any) -> list[list[Any]]:
+        """One pool (list of specs) per other seat."""
+        others = self.num_players - 1
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) == 0:
+                raise ValueError("opponents is an empty list; give one spec, one per other seat, or pools")
+            if len(opponents) == 1 and isinstance(opponents[0], (list, tuple)):
+                pools = [list(opponents[0])] * others
+            elif len(opponents) == others:
+                pools = [list(o) if isinstance(o, (list, tuple)) else [o] for o in opponents]
+            else:
+                raise ValueError(
+                    f"opponents lists {len(opponents)} specs; a {self.num_players}-player table has {others} "
+                    "other seats (or give one spec, or a list holding one pool)"
+                )
+        else:
+            pools = [[opponents]] * others
+        for pool in pools:
+            if not pool:
+                raise ValueError("an opponent pool is empty")
+        return pools
+
+    def _policy(self, spec: Any) -> Any:
+        """The loaded policy of a spec; one instance per distinct spec, loaded on first use."""
+        from policies import load_policy
+
+        key = str(spec) if isinstance(spec, (str, Path)) else id(spec)
+        if key not in self._loaded:
+            self._loaded[key] = load_policy(spec, seed=len(self._loaded))
+        return self._loaded[key]
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+        lineup = [pool[int(rng.integers(len(pool)))] for pool in self._pools]
+        lineup.insert(self.seat, None)
+        self.seat_policies = [None if spec is None else self._policy(spec) for spec in lineup]
+        if seed is not None:
+            for i, policy in enumerate(self.seat_policies):
+                if policy is not None:
+                    _reseed(policy, seed * 7 + i)
+        self.aec.reset(seed=int(rng.integers(2**63)))
+        self._learner = self.aec.possible_agents[self.seat]
+        self._play_opponents()
+        obs = self._observe()
+        return obs["observation"], self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        aec = self.aec
+        if self._done():
+            raise RuntimeError("the episode is over: call reset()")
+        aec.step(int(action) if isinstance(action, (int, np.integer)) else action)
+        self._play_opponents()
+        obs = self._observe()
+        reward = float(aec._cumulative_rewards[self._learner])
+        aec._cumulative_rewards[self._learner] = 0.0
+        terminated = bool(aec.terminations[self._learner])
+        truncated = bool(aec.truncations[self._learner])
+        if self.render_mode == "human":
+            self.render()
+        return obs["observation"], reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions, as booleans (for ``MaskablePPO``)."""
+        return self._last_obs["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self.aec.render_text(self.seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ------------------------------------------------------------------ internals
+    def _done(self) -> bool:
+        return bool(self.aec.terminations[self._learner] or self.aec.truncations[self._learner])
+
+    def _play_opponents(self) -> None:
+        aec = self.aec
+        while not self._done() and aec.agent_selection != self._learner:
+            agent = aec.agent_selection
+            policy = self.seat_policies[aec.agent_name_mapping[agent]]
+            aec.step(policy.act(aec.observe(agent)))
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        self._last_obs = self.aec.observe(self._learner)
+        return self._last_obs
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"seat": self.seat}
+        extra = self.aec.infos.get(self._learner)
+        if extra:
+            info.update(extra)
+        return info
+
+
+def dragonstones_gym(num_players: int = 4, opponents: Any = "random", seat: int | None = None,
+                     render_mode: str | None = None, **options: Any) -> SingleAgentEnv:
+    """The ``Dragonstones-v0`` entry point: Fist of Dragonstones for one learner."""
+    from .env import raw_env
+
+    return SingleAgentEnv(raw_env, num_players, opponents, seat, render_mode, **options)
+
+
+def drachenschatten_gym(num_players: int = 2, opponents: Any = "random", seat: int | None = None,
+                        render_mode: str | None = None, **options: Any) -> SingleAgentEnv:
+    """The ``DrachenSchatten-v0`` entry point: DrachenSchatten for one learner."""
+    from .drachenschatten.env import raw_env
+
+    return SingleAgentEnv(raw_env, num_players, opponents, seat, render_mode, **options)
+
+
+def register() -> None:
+    for env_id, entry in (("Dragonstones-v0", "dragonstones_gym"), ("DrachenSchatten-v0", "drachenschatten_gym")):
+        if env_id not in gym.registry:
+            gym.register(env_id, entry_point=f"dragonstones_env.gym_env:{entry}")
+

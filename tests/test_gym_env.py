@@ -1,0 +1,147 @@
+"""The single-agent Gymnasium env: registration, checkers, opponents, masks, MaskablePPO."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import dragonstones_env  # noqa: F401  (registers the ids)
+from dragonstones_env import actions as A
+from dragonstones_env.gym_env import dragonstones_gym
+from policies import RandomPolicy
+
+
+def run_episode(e, rng, seed=None):
+    obs, info = e.reset(seed=seed)
+    total, steps = 0.0, 0
+    while True:
+        action = int(rng.choice(np.flatnonzero(e.action_masks())))
+        obs, reward, term, trunc, info = e.step(action)
+        total += reward
+        steps += 1
+        assert e.observation_space.contains(obs)
+        if term or trunc:
+            return total, steps, info
+
+
+def test_registered_and_made_by_id():
+    e = gym.make("Dragonstones-v0", num_players=3, opponents="random")
+    obs, info = e.reset(seed=0)
+    assert obs.shape == e.observation_space.shape
+    assert e.action_space.n == A.NUM_ACTIONS
+    assert 0 <= info["seat"] < 3
+
+
+def test_gymnasium_check_env_passes():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(dragonstones_gym(num_players=4), skip_render_check=True)
+
+
+def test_sb3_check_env_passes():
+    from stable_baselines3.common.env_checker import check_env
+
+    check_env(dragonstones_gym(num_players=4), warn=True)
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_episodes_end_with_the_learners_zero_sum_reward(n):
+    rng = np.random.default_rng(n)
+    e = dragonstones_gym(num_players=n, opponents="random")
+    for ep in range(5):
+        total, steps, info = run_episode(e, rng, seed=ep)
+        game = e.aec.game
+        if game.winner is None:
+            assert total == 0.0
+        elif game.winner == info["seat"]:
+            assert total == 1.0
+        else:
+            assert total == pytest.approx(-1 / (n - 1))
+
+
+def test_the_learner_acts_only_on_its_own_decisions():
+    e = dragonstones_gym(num_players=4, seat=2)
+    e.reset(seed=1)
+    for _ in range(50):
+        assert e.aec.game.current_player == 2
+        mask = e.action_masks()
+        assert mask.dtype == bool and mask.any()
+        _, _, term, trunc, _ = e.step(int(np.flatnonzero(mask)[0]))
+        if term or trunc:
+            break
+
+
+def test_seat_is_drawn_per_episode_unless_fixed():
+    e = dragonstones_gym(num_players=4)
+    seats = {e.reset(seed=s)[1]["seat"] for s in range(30)}
+    assert seats == {0, 1, 2, 3}
+    fixed = dragonstones_gym(num_players=4, seat=3)
+    assert {fixed.reset(seed=s)[1]["seat"] for s in range(5)} == {3}
+    with pytest.raises(ValueError, match="seat"):
+        dragonstones_gym(num_players=4, seat=4)
+
+
+def test_same_seed_same_episode():
+    def episode():
+        e = dragonstones_gym(num_players=4, opponents="random")
+        return run_episode(e, np.random.default_rng(0), seed=42)
+
+    assert episode() == episode()
+
+
+def test_opponent_spec_forms():
+    one = dragonstones_gym(num_players=4, opponents="random")
+    one.reset(seed=0)
+    assert sum(p is None for p in one.seat_policies) == 1
+    bots = [RandomPolicy(1), RandomPolicy(2), RandomPolicy(3)]
+    per_seat = dragonstones_gym(num_players=4, opponents=bots, seat=0)
+    per_seat.reset(seed=0)
+    assert per_seat.seat_policies[1:] == bots
+    pool = dragonstones_gym(num_players=4, opponents=[[bots[0], bots[1]]], seat=0)
+    drawn = set()
+    for s in range(20):
+        pool.reset(seed=s)
+        drawn.update(id(p) for p in pool.seat_policies[1:])
+    assert drawn == {id(bots[0]), id(bots[1])}
+    mixed = dragonstones_gym(num_players=3, opponents=["random", [bots[0], bots[2]]], seat=0)
+    mixed.reset(seed=0)
+    assert isinstance(mixed.seat_policies[1], RandomPolicy) and mixed.seat_policies[2] in (bots[0], bots[2])
+
+
+def test_bad_opponents_are_named():
+    with pytest.raises(ValueError, match="3 other seats"):
+        dragonstones_gym(num_players=4, opponents=["random", "random"])
+    with pytest.raises(ValueError, match="empty"):
+        dragonstones_gym(num_players=4, opponents=[])
+    e = dragonstones_gym(num_players=4, opponents="no-such-bot")
+    with pytest.raises(ValueError, match="no-such-bot"):
+        e.reset(seed=0)
+
+
+def test_illegal_action_penalized_by_default_and_raised_on_request():
+    e = dragonstones_gym(num_players=4, seat=0)
+    e.reset(seed=0)
+    _, reward, term, _, info = e.step(A.FAMILY["yes"].start)
+    assert term and reward == -1.0 and "illegal_action" in info
+    strict = dragonstones_gym(num_players=4, seat=0, illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="player_0"):
+        strict.step(A.FAMILY["yes"].start)
+
+
+def test_maskable_ppo_trains_on_it():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.envs import make_vec_env
+
+    torch.set_num_threads(1)
+    venv = make_vec_env("Dragonstones-v0", n_envs=2, seed=0, subproc=False, num_players=4, opponents="random")
+    model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=128, n_epochs=2, seed=0, device="cpu")
+    model.learn(2048)
+    assert model.num_timesteps >= 2048
+    masks = np.stack(venv.env_method("action_masks"))
+    actions, _ = model.predict(venv.reset(), action_masks=masks)
+    assert all(masks[i, a] for i, a in enumerate(actions))
+    venv.close()

@@ -1,0 +1,128 @@
+"""load_policy: every spec form, its errors, and checkpoints that plug in as opponents."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from dragonstones_env import env
+from dragonstones_env.arena import play_game
+from dragonstones_env.gym_env import dragonstones_gym
+from policies import PolicyError, RandomPolicy, available, load_policy
+from policies import registry
+from policies.checkpoint import CheckpointPolicy, save_checkpoint
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """A tiny MaskablePPO checkpoint, trained for a few hundred steps."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", dragonstones_gym(num_players=3), n_steps=128, batch_size=64, n_epochs=1,
+                        seed=0, device="cpu")
+    model.learn(256)
+    folder = tmp_path_factory.mktemp("ckpt") / "tiny"
+    save_checkpoint(model, folder, {"steps": 256})
+    return folder
+
+
+def test_random_is_uniform_over_legal_actions_and_seeded():
+    e = env(num_players=4)
+    e.reset(seed=0)
+    obs = e.observe("player_0")
+    a, b = RandomPolicy(5), load_policy("random", seed=5)
+    picks = [a.act(obs) for _ in range(300)]
+    assert picks == [b.act(obs) for _ in range(300)]
+    assert all(obs["action_mask"][p] for p in picks)
+    assert set(picks) == set(np.flatnonzero(obs["action_mask"]).tolist())  # all 27 opening bids drawn
+
+
+def test_random_batch_form_respects_masks():
+    masks = np.zeros((64, 20), np.int8)
+    rng = np.random.default_rng(0)
+    for row in masks:
+        row[rng.choice(20, size=3, replace=False)] = 1
+    actions = RandomPolicy(0).act_batch(np.zeros((64, 4)), masks)
+    assert all(masks[i, a] for i, a in enumerate(actions))
+
+
+def test_builtins_are_available():
+    assert {"random", "heuristic", "ds-heuristic"} <= set(available())
+
+
+def test_a_policy_object_is_returned_as_is():
+    bot = RandomPolicy(1)
+    assert load_policy(bot) is bot
+
+
+def test_unknown_name_is_named_with_what_is_available():
+    with pytest.raises(PolicyError, match=r"'champignon'.*random"):
+        load_policy("champignon")
+    with pytest.raises(PolicyError, match="policy spec"):
+        load_policy(42)
+
+
+def test_folder_without_card_is_refused(tmp_path):
+    with pytest.raises(PolicyError, match="card.json"):
+        load_policy(str(tmp_path))
+
+
+def test_unreadable_card_is_refused(tmp_path):
+    (tmp_path / "card.json").write_text("{not json")
+    with pytest.raises(PolicyError, match="not readable JSON"):
+        load_policy(str(tmp_path))
+
+
+def test_checkpoint_round_trip_plays_as_an_opponent(checkpoint):
+    policy = load_policy(str(checkpoint), seed=0)
+    assert isinstance(policy, CheckpointPolicy)
+    assert isinstance(load_policy(str(checkpoint / "model.zip")), CheckpointPolicy)
+    result = play_game(lambda: env(num_players=3), [policy, RandomPolicy(1), RandomPolicy(2)], ["ckpt", "r1", "r2"],
+                       seed=3)
+    assert result.winners or result.truncated
+    gym_env = dragonstones_gym(num_players=3, opponents=str(checkpoint), seat=0)
+    obs, _ = gym_env.reset(seed=0)
+    gym_env.step(int(np.flatnonzero(gym_env.action_masks())[0]))
+
+
+def test_checkpoint_is_reproducible_per_seed(checkpoint):
+    e = env(num_players=3)
+    e.reset(seed=0)
+    obs = e.observe("player_0")
+    a, b = load_policy(str(checkpoint), seed=9), load_policy(str(checkpoint), seed=9)
+    assert [a.act(obs) for _ in range(20)] == [b.act(obs) for _ in range(20)]
+    greedy = load_policy(str(checkpoint), deterministic=True)
+    assert len({greedy.act(obs) for _ in range(5)}) == 1
+
+
+def test_checkpoint_for_another_layout_is_refused(checkpoint, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(checkpoint, other)
+    card = json.loads((other / "card.json").read_text())
+    card["layout"] = "dragonstones_v0:000000000000"
+    (other / "card.json").write_text(json.dumps(card))
+    with pytest.raises(PolicyError, match=r"'dragonstones_v0:000000000000'.*retrain"):
+        load_policy(str(other))
+
+
+def test_corrupt_or_missing_model_is_refused(checkpoint, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(checkpoint, broken)
+    (broken / "model.zip").write_bytes(b"PK\x03\x04 this is not a model")
+    with pytest.raises(PolicyError, match="broken"):
+        load_policy(str(broken))
+    (broken / "model.zip").unlink()
+    with pytest.raises(PolicyError, match="missing"):
+        load_policy(str(broken))
+
+
+def test_shipped_checkpoints_load_by_name(checkpoint, tmp_path, monkeypatch):
+    shutil.copytree(checkpoint, tmp_path / "tiny")
+    monkeypatch.setattr(registry, "HERE", tmp_path)
+    assert "tiny" in available()
+    assert isinstance(load_policy("tiny"), CheckpointPolicy)
