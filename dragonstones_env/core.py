@@ -19,7 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 Option = tuple
+_PLAIN = (int, str)
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,9 @@ class IllegalOptionError(ValueError):
 
 def as_option(option: Any) -> Option:
     """Normalise an option (a list from JSON, or a tuple) to a tuple."""
-    if isinstance(option, tuple):
-        return option
-    if isinstance(option, list):
-        return tuple(option)
+    if type(option) is tuple and all(type(x) in _PLAIN for x in option):
+        return option  # the common case, kept fast
+    if isinstance(option, (tuple, list)):
+        # numpy integers (from arrays of actions) become ints, so that records stay JSON
+        return tuple(int(x) if isinstance(x, np.integer) else x for x in option)
     raise TypeError(f"an option is a tuple such as ('colour', 'red'), not {type(option).__name__}")

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .cards import CARDS_PER_TURN, COLOURS, SPECIAL_DECK, STANDARD
-from .core import Decision, IllegalOptionError, Option, as_option
+from .core import _PLAIN, Decision, IllegalOptionError, Option, as_option
 
 # F2 stock.
 STOCK = {"fairy": 60, "silver": 40, "common": 15, "amulets": 2, "stones": 12}
@@ -174,7 +174,7 @@ class Game:
             raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS} (F1), got {num_players}")
-        if not isinstance(max_turns, int) or max_turns < 1:
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
@@ -256,7 +256,10 @@ class Game:
         return pl.fairy, pl.common, min(pl.black, 1), min(pl.amulets, 1)
 
     def is_legal(self, option: Any) -> bool:
-        return self._why_illegal(option) is None
+        try:
+            return self._why_illegal(as_option(option)) is None
+        except TypeError:
+            return False
 
     def apply(self, option: Any) -> None:
         """Apply one legal option of the current decision and run to the next decision.
@@ -454,6 +457,8 @@ class Game:
             return "the game is over"
         if not isinstance(option, tuple):
             return "an option is a tuple"
+        if not all(type(x) in _PLAIN for x in option):
+            return "the items of an option are ints and strings"
         kind, p = self.pending.decision.kind, self.pending.decision.player
         if self.pending.options is not None:
             return None if option in self.pending.options else "not among the legal options"

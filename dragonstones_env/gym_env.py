@@ -14,7 +14,12 @@ learner's.
 * a list whose items are lists: each such item is a pool, and one of its specs is drawn for
   that seat every episode (a list holding a single pool shares it among all other seats).
 
-The learner's seat is drawn every episode unless ``seat`` fixes it. Illegal actions end the
+* an object with ``sample_lineup(rng, seats) -> list[policy]``, asked every episode (the
+  training league, :class:`training.league.League`, is one).
+
+``num_players`` may be a list of table sizes: one is drawn every episode (the observation
+and action spaces are the same at every size). The learner's seat is drawn every episode
+unless ``seat`` fixes it. Illegal actions end the
 episode with -1 by default here (``illegal_action="penalize"``), so that libraries which
 sample without masks, and Gymnasium's and SB3's env checkers, can run; pass
 ``illegal_action="raise"`` to get the AEC env's ``ValueError`` instead.
@@ -44,17 +49,23 @@ class SingleAgentEnv(gym.Env):
     def __init__(
         self,
         make_aec: Callable[..., Any],
-        num_players: int,
+        num_players: int | list[int],
         opponents: Any = "random",
         seat: int | None = None,
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         **env_options: Any,
     ):
-        self.aec = make_aec(num_players=num_players, illegal_action=illegal_action, **env_options)
-        self.num_players = num_players
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < num_players):
-            raise ValueError(f"seat must be None or an int in 0..{num_players - 1}, got {seat!r}")
+        sizes = list(num_players) if isinstance(num_players, (list, tuple)) else [num_players]
+        if not sizes:
+            raise ValueError("num_players is an empty list")
+        # One AEC env per table size; they share their spaces, so one policy plays them all.
+        self.aecs = {n: make_aec(num_players=n, illegal_action=illegal_action, **env_options) for n in sizes}
+        self.sizes = sizes
+        self.aec = self.aecs[sizes[0]]
+        self.num_players = sizes[0]
+        if seat is not None and not (isinstance(seat, int) and all(0 <= seat < n for n in sizes)):
+            raise ValueError(f"seat must be None or an int in 0..{min(sizes) - 1}, got {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
@@ -62,16 +73,19 @@ class SingleAgentEnv(gym.Env):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)["observation"]
         self.action_space = self.aec.action_space(agent0)
-        self._pools = self._parse_opponents(opponents)
+        self._opponents = opponents
+        self._pools = {n: self._parse_opponents(opponents, n) for n in sizes}
         self._loaded: dict[Any, Any] = {}
         self.seat = 0
         self.seat_policies: list[Any] = []
         self._last_obs: dict[str, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ opponents
-    def _parse_opponents(self, opponents: Any) -> list[list[Any]]:
-        """One pool (list of specs) per other seat."""
-        others = self.num_players - 1
+    def _parse_opponents(self, opponents: Any, num_players: int) -> list[list[Any]] | None:
+        """One pool (list of specs) per other seat; None for a sampler (``sample_lineup``)."""
+        if hasattr(opponents, "sample_lineup"):
+            return None
+        others = num_players - 1
         if isinstance(opponents, (list, tuple)):
             if len(opponents) == 0:
                 raise ValueError("opponents is an empty list; give one spec, one per other seat, or pools")
@@ -81,7 +95,7 @@ class SingleAgentEnv(gym.Env):
                 pools = [list(o) if isinstance(o, (list, tuple)) else [o] for o in opponents]
             else:
                 raise ValueError(
-                    f"opponents lists {len(opponents)} specs; a {self.num_players}-player table has {others} "
+                    f"opponents lists {len(opponents)} specs; a {num_players}-player table has {others} "
                     "other seats (or give one spec, or a list holding one pool)"
                 )
         else:
@@ -104,10 +118,14 @@ class SingleAgentEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         rng = self.np_random
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
-        lineup = [pool[int(rng.integers(len(pool)))] for pool in self._pools]
-        lineup.insert(self.seat, None)
-        self.seat_policies = [None if spec is None else self._policy(spec) for spec in lineup]
+        n = self.sizes[int(rng.integers(len(self.sizes)))] if len(self.sizes) > 1 else self.sizes[0]
+        self.aec, self.num_players = self.aecs[n], n
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+        if self._pools[n] is None:
+            others = list(self._opponents.sample_lineup(rng, n - 1))
+        else:
+            others = [self._policy(pool[int(rng.integers(len(pool)))]) for pool in self._pools[n]]
+        self.seat_policies = [*others[: self.seat], None, *others[self.seat :]]
         if seed is not None:
             for i, policy in enumerate(self.seat_policies):
                 if policy is not None:
@@ -162,7 +180,7 @@ class SingleAgentEnv(gym.Env):
         return self._last_obs
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"seat": self.seat}
+        info: dict[str, Any] = {"seat": self.seat, "num_players": self.num_players}
         extra = self.aec.infos.get(self._learner)
         if extra:
             info.update(extra)

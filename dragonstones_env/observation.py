@@ -21,7 +21,7 @@ import numpy as np
 
 from .cards import CARDS_PER_TURN, CHARACTER_INDEX, CHARACTER_NAMES, SPECIAL_DECK
 from .engine import BID, DECISION_KINDS, STOCK, TIEBREAK, Game
-from .layout import Piece, build_layout, layout_size, seat_permutation, signature
+from .layout import Piece, build_layout, layout_size, seat_permutation
 from .layout import layout_table as _layout_table
 from .layout import view as _view
 

@@ -367,9 +367,9 @@ def _rainbow_draw(g: Game, p: int, named: int) -> None:
             g.bank.stones[c] += g.pending_stones[c]
         g.pending_stones = [0, 0, 0]
         g.log("rainbow_bust", player=p)
-    elif sum(g.bank.stones) == 0:
-        _rainbow_keep(g, p)
     else:
+        # F39's "an empty bag keeps them" cannot happen: the named colour is in the bag
+        # until it is drawn, which busts. So there is always a stone left to draw here.
         g.ask("rainbow_continue", p, "Rainbow Dragon", [("draw",), ("stop",)], _resolve_rainbow_continue,
               {"named": named})
 

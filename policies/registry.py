@@ -11,7 +11,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 CARD_FILE = "card.json"
-MODEL_FILE = "model.zip"
+MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune)
+POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
 
 
 class PolicyError(ValueError):
@@ -73,7 +74,7 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
 
 def shipped() -> list[str]:
     """Names of the checkpoints shipped in ``policies/`` (folders with a card)."""
-    return sorted(p.name for p in HERE.iterdir() if (p / CARD_FILE).is_file() and (p / MODEL_FILE).is_file())
+    return sorted(p.name for p in HERE.iterdir() if (p / CARD_FILE).is_file())
 
 
 def available() -> list[str]:
@@ -86,7 +87,7 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
 
     ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``), the name
     of a checkpoint shipped in ``policies/`` (see :func:`available`), the path of a
-    checkpoint folder (``card.json`` + ``model.zip``) or of its ``model.zip``, or a policy
+    checkpoint folder (``card.json`` + ``policy.npz`` and/or ``model.zip``) or of a file in it, or a policy
     object (returned as is). ``seed`` seeds the policy's own sampling.
     """
     if isinstance(spec, Policy) and not isinstance(spec, (str, Path)):
@@ -99,7 +100,7 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
     if text in shipped():
         return _load_checkpoint(HERE / text, text, seed, deterministic)
     path = Path(text)
-    if path.name == MODEL_FILE:
+    if path.name in (MODEL_FILE, POLICY_FILE, CARD_FILE):
         path = path.parent
     if path.exists():
         return _load_checkpoint(path, text, seed, deterministic)
@@ -112,7 +113,8 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
 def read_card(path: Path, spec: str) -> dict[str, Any]:
     card_path = path / CARD_FILE
     if not path.is_dir() or not card_path.is_file():
-        raise PolicyError(f"policy {spec!r}: {path} is not a checkpoint folder (it needs {CARD_FILE} and {MODEL_FILE})")
+        raise PolicyError(f"policy {spec!r}: {path} is not a checkpoint folder (it needs {CARD_FILE} and "
+                          f"{POLICY_FILE} or {MODEL_FILE})")
     try:
         card = json.loads(card_path.read_text())
     except (OSError, json.JSONDecodeError) as err:

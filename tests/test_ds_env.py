@@ -354,6 +354,39 @@ def test_observation_is_seat_relative_and_public_cards_shown():
         assert not coll[3].any()
 
 
+def expected_public(sd: dict, viewer: int) -> dict[str, np.ndarray]:
+    """The public pieces of ``viewer``'s observation, rebuilt from the JSON state_dict."""
+    n = sd["num_players"]
+    coll = np.zeros((4, len(T), 2), np.float32)
+    totals = np.zeros((4, 5), np.float32)
+    for p in sd["players"]:
+        r = (p["seat"] - viewer) % n
+        for c in p["collection"]:
+            coll[r, c["type"], 0 if c["ready"] else 1] += 0.25
+        ready = sum(c["ready"] for c in p["collection"])
+        totals[r] = np.array([p["cards"], p["kinds"], p["beasts"], p["treasures"], ready]) / [16, 7, 3, 3, 16]
+    removed = np.zeros(len(T), np.float32)
+    for t in sd["removed_cards"]:
+        removed[t] += 0.25
+    return {"collection": coll, "totals": totals, "removed_cards": removed,
+            "stacks": np.array(sd["stacks"], np.float32) / 4, "removed": np.array([sd["removed"] / 64]),
+            "turned_over": np.array([sd["turned_over"]], np.float32)}
+
+
+def test_observation_matches_the_state_dict():
+    rng = np.random.default_rng(12)
+    for game in range(12):
+        e = ds_env(num_players=2 + game % 3)
+        e.reset(seed=500 + game)
+        while not e.unwrapped.game.over:
+            sd = e.unwrapped.state_dict()
+            for agent in e.agents:
+                o = e.observe(agent)["observation"]
+                for name, want in expected_public(sd, e.unwrapped.agent_name_mapping[agent]).items():
+                    np.testing.assert_allclose(view(o, name), want, atol=1e-6, err_msg=name)
+            random_step(e, rng)
+
+
 # ---------------------------------------------------------------- torch memory (D4)
 
 

@@ -331,18 +331,15 @@ def _games_with_int_options(count: int):
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: Game._why_illegal accepts ('target', 1.0), ('pay', 1.0, ...), np.int64 items for "
-    "listed options (== comparison); see the test report. Remove this marker once fixed.",
-)
 def test_option_item_types_are_checked_or_normalised():
     """An option equal to a legal one but with float/bool/numpy items must either be
     rejected (state untouched) or act exactly as the int option (state and JSON record)."""
     games = _games_with_int_options(12)
     assert games
+    bidding = Game(4, seed=11)
+    games.append(bidding)  # a gold bid: ('bid', 1, 1, 0, 0)
     for game in games:
-        legal = game.legal_options()
+        legal = [(BID, 1, 1, 0, 0)] if game is bidding else game.legal_options()
         option = next(o for o in legal if any(type(x) is int for x in o[1:]))
         for convert in (float, np.int64, bool):
             if convert is bool and any(type(x) is int and x not in (0, 1) for x in option[1:]):
@@ -364,7 +361,6 @@ def test_is_legal_agrees_with_apply_on_lists():
     """apply() takes an option as a list (from JSON); is_legal() should say the same."""
     game = Game(4, seed=3)
     option = [BID, 0, 0, 0, 0]
-    legal = game.is_legal(option)
-    game.apply(option)  # accepted
-    if not legal:
-        pytest.xfail("engine nit: Game.is_legal does not normalise a list option like apply() does")
+    assert game.is_legal(option)
+    game.apply(option)
+    assert [e["option"] for e in game.record if e["type"] == "choice"] == [option]

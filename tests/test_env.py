@@ -124,7 +124,7 @@ def test_a_sealed_bid_is_never_seen_before_the_reveal(mode):
         left.step(int(a1))
         right.step(int(a2))
 
-        def same_round(branch) -> bool:
+        def same_round(branch, round_id=round_id) -> bool:
             g = branch.unwrapped.game
             d = g.decision
             return d is not None and (g.turn, len(g.auctions), d.kind) == round_id and bool(g.auction._sealed)
@@ -297,7 +297,7 @@ def test_same_seed_and_actions_give_the_same_game_byte_for_byte():
 
 
 def test_unknown_option_and_bad_values_are_named():
-    with pytest.raises(ValueError, match="unknown option.*'players'"):
+    with pytest.raises(ValueError, match=r"unknown option.*'players'"):
         raw_env(players=4)
     with pytest.raises(ValueError, match="num_players"):
         raw_env(num_players=7)

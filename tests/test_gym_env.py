@@ -50,7 +50,7 @@ def test_episodes_end_with_the_learners_zero_sum_reward(n):
     rng = np.random.default_rng(n)
     e = dragonstones_gym(num_players=n, opponents="random")
     for ep in range(5):
-        total, steps, info = run_episode(e, rng, seed=ep)
+        total, _, info = run_episode(e, rng, seed=ep)
         game = e.aec.game
         if game.winner is None:
             assert total == 0.0

@@ -11,8 +11,7 @@ import pytest
 from dragonstones_env import env
 from dragonstones_env.arena import play_game
 from dragonstones_env.gym_env import dragonstones_gym
-from policies import PolicyError, RandomPolicy, available, load_policy
-from policies import registry
+from policies import PolicyError, RandomPolicy, available, load_policy, registry
 from policies.checkpoint import CheckpointPolicy, save_checkpoint
 
 
@@ -68,7 +67,7 @@ def test_unknown_name_is_named_with_what_is_available():
 
 
 def test_folder_without_card_is_refused(tmp_path):
-    with pytest.raises(PolicyError, match="card.json"):
+    with pytest.raises(PolicyError, match=r"card\.json"):
         load_policy(str(tmp_path))
 
 
@@ -86,7 +85,7 @@ def test_checkpoint_round_trip_plays_as_an_opponent(checkpoint):
                        seed=3)
     assert result.winners or result.truncated
     gym_env = dragonstones_gym(num_players=3, opponents=str(checkpoint), seat=0)
-    obs, _ = gym_env.reset(seed=0)
+    gym_env.reset(seed=0)
     gym_env.step(int(np.flatnonzero(gym_env.action_masks())[0]))
 
 
@@ -113,12 +112,48 @@ def test_checkpoint_for_another_layout_is_refused(checkpoint, tmp_path):
 def test_corrupt_or_missing_model_is_refused(checkpoint, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(checkpoint, broken)
+    (broken / "policy.npz").write_bytes(b"PK\x03\x04 these are not weights")
+    with pytest.raises(PolicyError, match=r"broken.*policy\.npz"):
+        load_policy(str(broken))
+    (broken / "policy.npz").unlink()
     (broken / "model.zip").write_bytes(b"PK\x03\x04 this is not a model")
-    with pytest.raises(PolicyError, match="broken"):
+    with pytest.raises(PolicyError, match=r"broken.*model\.zip"):
         load_policy(str(broken))
     (broken / "model.zip").unlink()
     with pytest.raises(PolicyError, match="missing"):
         load_policy(str(broken))
+
+
+def test_numpy_actor_matches_the_torch_policy(checkpoint):
+    """policy.npz plays exactly the distribution of the SB3 model it was taken from."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(checkpoint / "model.zip", device="cpu")
+    policy = load_policy(str(checkpoint))
+    rng = np.random.default_rng(0)
+    e = env(num_players=3)
+    e.reset(seed=1)
+    obs, masks = [], []
+    for _ in range(40):
+        o = e.observe(e.agent_selection)
+        obs.append(o["observation"])
+        masks.append(o["action_mask"])
+        e.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    obs, masks = np.stack(obs), np.stack(masks)
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks.astype(bool))
+        want = dist.distribution.probs.numpy()
+    got = policy.probabilities(obs, masks)
+    assert np.allclose(got, want, atol=1e-5)
+    assert (got[masks == 0] == 0).all()
+
+
+def test_model_zip_alone_still_plays(checkpoint, tmp_path):
+    only_zip = tmp_path / "zip-only"
+    shutil.copytree(checkpoint, only_zip)
+    (only_zip / "policy.npz").unlink()
+    assert isinstance(load_policy(str(only_zip)), CheckpointPolicy)
 
 
 def test_shipped_checkpoints_load_by_name(checkpoint, tmp_path, monkeypatch):

@@ -328,3 +328,54 @@ def test_f35_imp_pick_of_the_thief_uses_the_imp_auctions_bidders():
     choose(game, ("character", "Thief"))
     assert stones(game, 1) == (0, 1, 0)
     assert auction_of(game, "Imp").winner == 0
+
+
+# ---------------------------------------------------------------------------- unsettled readings
+def test_unsettled_ghost_copying_a_doppelganger_another_player_holds_has_no_effect():
+    """F28, F31 (unsettled, see powers.doppelganger): player 2 won and holds the Doppelganger;
+    the Ghost's winner copying it gets nothing, and player 2 keeps it."""
+    game = make_game()
+    set_specials(game, "Doppelganger", "Ghost")
+    next_cards(game, "Doppelganger", "Ghost")
+    pass_auction(game)  # the Witch
+    win(game, 2)  # the Doppelganger
+    assert game.decision.card == "Ghost"
+    win(game, 1)
+    choose(game, ("character", "Doppelganger"))
+    assert game.players[2].doppelganger and not game.players[1].doppelganger
+
+
+def test_unsettled_ghost_copying_a_passed_doppelganger_takes_the_card():
+    """F28, F31 (unsettled): a passed Doppelganger is still among the turn's cards: the Ghost's
+    winner takes it, and it is not discarded at the end of the turn (F9)."""
+    game = make_game()
+    set_specials(game, "Doppelganger", "Ghost")
+    next_cards(game, "Doppelganger", "Ghost")
+    pass_auction(game)  # the Witch
+    pass_auction(game)  # the Doppelganger
+    win(game, 1)
+    choose(game, ("character", "Doppelganger"))
+    assert game.players[1].doppelganger
+    assert "Doppelganger" not in game.turn_specials
+
+
+def test_unsettled_a_doubled_ghost_can_pay_an_auctions_coins_to_the_necromancer_only_once():
+    """F28, F37 (unsettled, see powers.necromancer): the doubled Ghost copies the Necromancer
+    twice; the Ghost auction's 3 fairy gold are paid once for one point; the second use has
+    nothing to pay and no effect."""
+    game = make_game()
+    set_specials(game, "Ghost", "Necromancer")
+    give_doppelganger(game, 0)
+    next_cards(game, "Necromancer", "Ghost")
+    pass_auction(game)  # the Witch
+    pass_auction(game)  # the Necromancer
+    bank_fairy = game.bank.fairy
+    win(game, 0, fairy=3)  # the Ghost
+    choose(game, ("yes",))  # play the Doppelganger
+    choose(game, ("character", "Necromancer"))
+    choose(game, ("yes",))
+    assert (game.players[0].score, game.bank.fairy) == (1, bank_fairy + 3)
+    assert game.decision.kind == "ghost_pick"
+    choose(game, ("character", "Necromancer"))
+    assert game.players[0].score == 1
+    assert game.decision is None or game.decision.kind == "bid"

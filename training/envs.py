@@ -19,8 +19,9 @@ def make_env_fn(env_id: str, rank: int, seed: int, **env_kwargs: Any) -> Callabl
     """A picklable thunk building one monitored environment (for ``SubprocVecEnv``)."""
 
     def thunk() -> gym.Env:
-        import dragonstones_env  # noqa: F401  (registers the ids in the worker process)
         from stable_baselines3.common.monitor import Monitor
+
+        import dragonstones_env  # noqa: F401  (registers the ids in the worker process)
 
         env = Monitor(gym.make(env_id, disable_env_checker=True, **env_kwargs))
         env.reset(seed=seed + rank)

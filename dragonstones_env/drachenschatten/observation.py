@@ -57,8 +57,6 @@ _SPEC = [
 LAYOUT: dict[str, Piece] = build_layout(_SPEC)
 OBS_SIZE: int = layout_size(LAYOUT)
 _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
-_KIND_OF_TYPE = [c.kind for c in CARDS]
-_CATEGORY_OF_TYPE = [c.category for c in CARDS]
 
 
 def view(obs: np.ndarray, name: str) -> np.ndarray:
@@ -94,31 +92,29 @@ def public_vector(game: DrachenSchattenGame) -> np.ndarray:
     """Everything every player may see, in ABSOLUTE seat order, memory piece zero."""
     out = np.zeros(OBS_SIZE, np.float32)
     n = game.num_players
-    out[_start("seat_present"): _start("seat_present") + n] = 1.0
-    out[_start("first_player") + game.first_player] = 1.0
+    out[_SEAT_PRESENT: _SEAT_PRESENT + n] = 1.0
+    out[_FIRST_PLAYER + game.first_player] = 1.0
     d = game.decision
     if d is None:
-        out[_start("decision") + len(DECISION_KINDS)] = 1.0
+        out[_DECISION + len(DECISION_KINDS)] = 1.0
     else:
-        out[_start("acting_seat") + d.player] = 1.0
-        out[_start("decision") + _DECISION_INDEX[d.kind]] = 1.0
+        out[_ACTING + d.player] = 1.0
+        out[_DECISION + _DECISION_INDEX[d.kind]] = 1.0
         if d.card is not None:
-            out[_start("card") + TYPE_INDEX[d.card]] = 1.0
+            out[_CARD + TYPE_INDEX[d.card]] = 1.0
         if d.kind != "pick":
-            out[_start("active_seat") + game.current_player] = 1.0
-    out[_start("turned_over")] = float(game.turned_over)
+            out[_ACTIVE + game.current_player] = 1.0
+    out[_TURNED_OVER] = float(game.turned_over)
     if game._view is not None:
-        out[_start("view_left")] = game._view["left"] / 3.0
-    out[_start("progress")] = game.turn / _MAX_TURNS_SCALE
-    out[_start("progress") + 1] = game.steps / game.max_steps
-    s = _start("stacks")
-    out[s: s + NUM_STACKS] = [len(st) / 4.0 for st in game._stacks]
-    out[_start("removed")] = len(game._removed) / NUM_CARDS
-    r = _start("removed_cards")
+        out[_VIEW_LEFT] = game._view["left"] / 3.0
+    out[_PROGRESS] = game.turn / _MAX_TURNS_SCALE
+    out[_PROGRESS + 1] = game.steps / game.max_steps
+    out[_STACKS] = [len(st) / 4.0 for st in game._stacks]
+    out[_REMOVED] = len(game._removed) / NUM_CARDS
     for cid in game._removed:
-        out[r + CARD_TYPE_OF_ID[cid]] += 1.0 / COUNT_SCALE
+        out[_REMOVED_CARDS + CARD_TYPE_OF_ID[cid]] += _Q
     for q in game._forfeits:
-        out[_start("forfeits") + q] = 1.0
+        out[_FORFEITS + q] = 1.0
     ready = game._ready
     tot = view(out, "totals")
     for q, coll in enumerate(game._collections):
@@ -128,7 +124,7 @@ def public_vector(game: DrachenSchattenGame) -> np.ndarray:
         for cid in coll:
             t = CARD_TYPE_OF_ID[cid]
             rd = ready[cid]
-            out[base + 2 * t + (0 if rd else 1)] += 1.0 / COUNT_SCALE
+            out[base + 2 * t + (0 if rd else 1)] += _Q
             cat = _CATEGORY_OF_TYPE[t]
             if cat == "object":
                 kinds.add(_KIND_OF_TYPE[t])
@@ -140,6 +136,17 @@ def public_vector(game: DrachenSchattenGame) -> np.ndarray:
         tot[q] = (len(coll), len(kinds), beasts, treasures, nready)
     tot[:n] /= _TOTALS_SCALE
     return out
+
+
+_SEAT_PRESENT, _FIRST_PLAYER = _start("seat_present"), _start("first_player")
+_ACTING, _ACTIVE = _start("acting_seat"), _start("active_seat")
+_DECISION, _CARD = _start("decision"), _start("card")
+_TURNED_OVER, _VIEW_LEFT, _PROGRESS = _start("turned_over"), _start("view_left"), _start("progress")
+_FORFEITS, _REMOVED, _REMOVED_CARDS = _start("forfeits"), _start("removed"), _start("removed_cards")
+_STACKS = LAYOUT["stacks"].slice
+_Q = 1.0 / COUNT_SCALE
+_KIND_OF_TYPE = tuple(c.kind for c in CARDS)
+_CATEGORY_OF_TYPE = tuple(c.category for c in CARDS)
 
 
 class Observer:

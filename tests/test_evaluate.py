@@ -1,0 +1,130 @@
+"""``training.evaluate``: line-ups, statistics, determinism across workers, report files, errors."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("openskill")
+pytest.importorskip("matplotlib")
+pytest.importorskip("tqdm")
+
+from policies import PolicyError
+from training.evaluate import EvaluationError, evaluate, format_table, lineups, main, summarize
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module", params=[3, 4])
+def runs(request):
+    """The same small evaluation with 1 and with 2 workers."""
+    n = request.param
+    specs = ["random"] * n
+    one = evaluate(specs, players=n, games=12, workers=1, seed=5, progress=False)
+    two = evaluate(specs, players=n, games=12, workers=2, seed=5, progress=False)
+    return n, one, two
+
+
+def test_worker_count_does_not_change_results(runs):
+    _, one, two = runs
+    assert one["games_played"] == two["games_played"]
+    assert one["policies"] == two["policies"]
+    assert [g["seed"] for g in one["games_played"]] == list(range(5, 17))
+
+
+def test_statistics_are_consistent(runs):
+    n, one, _ = runs
+    (row,) = one["policies"]  # one distinct spec
+    assert row["spec"] == "random"
+    assert row["games"] == 12 * n
+    assert 0.0 <= row["win_rate"] <= 1.0
+    assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+    assert row["wins"] == pytest.approx(12 - one["truncated"])  # every finished game has 1 win shared out
+    assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"])
+    assert all(len(g["seats"]) == len(g["rewards"]) == n for g in one["games_played"])
+
+
+def test_summarize_splits_shared_wins_and_sorts_by_rating():
+    def rec(seats, winners, truncated=False):
+        rewards = [1.0 if i in winners else -0.5 for i in range(len(seats))]
+        return {"seats": seats, "winners": winners, "rewards": rewards, "truncated": truncated, "steps": 1}
+
+    records = [rec(("a", "b", "c"), [0]), rec(("b", "c", "a"), [2]), rec(("c", "a", "b"), [0, 1]),
+               rec(("a", "b", "c"), [], truncated=True), rec(("b", "c", "a"), [1])]
+    rows = summarize(records, ["c", "b", "a"])
+    by = {row["spec"]: row for row in rows}
+    assert by["a"]["wins"] == pytest.approx(2.5)
+    assert by["b"]["wins"] == pytest.approx(0.0)
+    assert by["c"]["wins"] == pytest.approx(1.5)
+    assert all(row["games"] == 5 and row["truncated"] == 1 for row in rows)
+    assert [row["spec"] for row in rows] == ["a", "c", "b"]
+    ratings = [row["rating"] for row in rows]
+    assert ratings == sorted(ratings, reverse=True)
+    for row in rows:
+        assert 0.0 <= row["win_rate"] <= 1.0
+        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+
+
+def test_lineup_rotation_covers_every_seat():
+    seats = lineups(["champ", "h"], 4, 8, lineup=["champ", "h", "h", "h"])
+    assert Counter(s.index("champ") for s in seats) == {0: 2, 1: 2, 2: 2, 3: 2}
+    assert all(Counter(s) == {"champ": 1, "h": 3} for s in seats)
+    # as many specs as seats: game g seats spec (i + g) mod n at seat i
+    seats = lineups(["a", "b", "c"], 3, 3)
+    assert seats == [("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")]
+    assert {s.index(x) for s in seats for x in "abc"} == {0, 1, 2}
+
+
+def test_more_specs_than_seats_play_equally_often():
+    seats = lineups(list("abcde"), 3, 30, seed=1)
+    assert len(seats) == 30 and all(len(set(s)) == 3 for s in seats)
+    counts = Counter(x for s in seats for x in s)
+    assert set(counts) == set("abcde") and max(counts.values()) - min(counts.values()) <= 3
+    assert seats == lineups(list("abcde"), 3, 30, seed=1)  # seeded
+    for x in "abcde":  # every spec sits in every seat
+        assert {s.index(x) for s in seats if x in s} == {0, 1, 2}
+
+
+def test_files_are_written(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval.csv").write_text("timesteps,win_rate,ci_low,ci_high\n1000,0.1,0.05,0.2\n2000,0.3,0.2,0.4\n")
+    out = tmp_path / "eval"
+    summary = evaluate(["random", "random", "random"], players=3, games=4, seed=2, out=out, run_dir=run,
+                       progress=False)
+    for name in ("results.md", "games.csv", "games.json", "summary.json", "ratings.png", "training_curve.png"):
+        assert (out / name).is_file(), name
+    for name in ("ratings.png", "training_curve.png"):
+        assert (out / name).read_bytes()[:8] == PNG
+    games = json.loads((out / "games.json").read_text())
+    assert len(games) == 4 and set(games[0]) >= {"seed", "lineup", "rewards", "winners", "truncated", "steps"}
+    assert len((out / "games.csv").read_text().splitlines()) == 5
+    assert json.loads((out / "summary.json").read_text())["policies"] == summary["policies"]
+    table = (out / "results.md").read_text()
+    assert table.strip() == format_table(summary) and "| random |" in table
+
+
+def test_cli(tmp_path, capsys):
+    out = tmp_path / "cli"
+    assert main(["--policies", "random", "--players", "3", "--games", "3", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "| random |" in printed and (out / "ratings.png").read_bytes()[:8] == PNG
+
+
+def test_unknown_spec_is_named_before_any_game(tmp_path):
+    with pytest.raises(PolicyError, match="no-such-bot"):
+        evaluate(["random", "no-such-bot", "random"], players=3, games=2, out=tmp_path / "x", progress=False)
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(SystemExit):
+        main(["--policies", "random", "no-such-bot", "--players", "3", "--games", "1", "--no-progress"])
+
+
+def test_bad_requests():
+    with pytest.raises(EvaluationError, match="3 to 6"):
+        evaluate(["random"], players=2, games=1, progress=False)
+    with pytest.raises(EvaluationError, match="seats"):
+        evaluate(["random"], players=3, games=1, lineup=["random"] * 4, progress=False)
+    with pytest.raises(EvaluationError, match="only: heuristic"):
+        evaluate(["random"], players=3, games=1, lineup=["random", "random", "heuristic"], progress=False)

@@ -1,0 +1,56 @@
+"""Regenerate the README's generated sections (action and observation layouts).
+
+    python -m tools.gen_readme          # rewrite README.md in place
+    python -m tools.gen_readme --check  # exit 1 if README.md is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def sections() -> dict[str, str]:
+    from dragonstones_env import actions, observation
+
+    out = {
+        "action-layout": actions.layout_table(),
+        "observation-layout": observation.layout_table(),
+    }
+    try:
+        from dragonstones_env.drachenschatten import actions as ds_actions
+        from dragonstones_env.drachenschatten import observation as ds_observation
+
+        out["ds-action-layout"] = ds_actions.layout_table()
+        out["ds-observation-layout"] = ds_observation.layout_table()
+    except ImportError:
+        pass
+    return out
+
+
+def render(text: str) -> str:
+    for name, body in sections().items():
+        pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    text = README.read_text()
+    new = render(text)
+    if args.check:
+        if new != text:
+            sys.exit("README.md is out of date: run python -m tools.gen_readme")
+        return
+    README.write_text(new)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Train a policy with MaskablePPO and league self-play; write it to policies/<run-name>/.
+
+    python -m training.train --config configs/default.yaml [--set key=value ...] [--resume]
+
+Read top to bottom: load the config, build the league and the vectorised environments,
+build (or resume) the model, train with one callback that adds snapshots to the league,
+evaluates against the heuristic and saves checkpoints, then write the result and its card.
+Every hyperparameter is in training/config.py, with its default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .config import Config, ConfigError, load_config
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def machine() -> dict[str, Any]:
+    import torch
+
+    return {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "torch": torch.__version__}
+
+
+def env_kwargs(cfg: Config, opponents: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"num_players": cfg.num_players, "opponents": opponents}
+    if cfg.game == "dragonstones":
+        kwargs["observation_mode"] = cfg.observation_mode
+    return kwargs
+
+
+def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
+    """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
+    from dragonstones_env.arena import seat_rotated_match
+    from policies import load_policy
+    from policies.checkpoint import CheckpointPolicy
+
+    if cfg.game == "drachenschatten":
+        from dragonstones_env.drachenschatten import env as make
+    else:
+        from dragonstones_env import env as make
+    hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed)
+    others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
+    return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="YAML config (see configs/ and training/config.py)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one config key, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config, args.set)
+    except ConfigError as err:
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+
+    # -- the rest needs the training stack; imported here so config errors are instant
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    import dragonstones_env  # noqa: F401  (registers the environment ids)
+    from policies.checkpoint import save_checkpoint
+
+    from .envs import make_vec_env
+    from .league import League
+
+    torch.set_num_threads(cfg.torch_threads)
+    run_dir = Path(cfg.runs_dir) / cfg.run_name
+    snapshot_dir = run_dir / "snapshots"
+    ckpt_dir = run_dir / "checkpoint"
+    out_dir = Path(cfg.out_dir) / cfg.run_name
+    env_name = "drachenschatten_v0" if cfg.game == "drachenschatten" else "dragonstones_v0"
+    if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
+        print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
+        return 2
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+
+    league = League(snapshot_dir, cfg.league.mix, cfg.league.pool)
+    venv = make_vec_env(cfg.env, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
+                        **env_kwargs(cfg, league))
+
+    state = {"wall_time": 0.0, "evaluations": []}
+    if args.resume:
+        if not (ckpt_dir / "model.zip").is_file():
+            print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
+            return 2
+        model = MaskablePPO.load(ckpt_dir / "model.zip", env=venv, device=cfg.device)
+        state = json.loads((ckpt_dir / "state.json").read_text())
+        print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
+    else:
+        p = cfg.ppo
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            learning_rate=p.learning_rate,
+            n_steps=p.n_steps,
+            batch_size=p.batch_size,
+            n_epochs=p.n_epochs,
+            gamma=p.gamma,
+            gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range,
+            ent_coef=p.ent_coef,
+            vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm,
+            policy_kwargs={"net_arch": list(p.net_arch)},
+            tensorboard_log=str(run_dir / "tb"),
+            seed=cfg.seed,
+            device=cfg.device,
+            verbose=0,
+        )
+    eval_csv = run_dir / "eval.csv"
+    if not eval_csv.exists():
+        eval_csv.write_text("timesteps,win_rate,ci_low,ci_high\n")
+
+    class LeagueCallback(BaseCallback):
+        """Snapshots join the league, evaluations against the heuristic, checkpoints for --resume."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            t = model.num_timesteps
+            self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
+            self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
+            self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+            self.started = time.time()
+
+        def _on_step(self) -> bool:
+            t = self.num_timesteps
+            if t >= self.next_snapshot:
+                self.next_snapshot += cfg.league.snapshot_every
+                save_checkpoint(self.model, snapshot_dir / f"step-{t:09d}", {"steps": t, "snapshot": True},
+                                env_name)
+                for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
+                    for f in old.iterdir():
+                        f.unlink()
+                    old.rmdir()
+            if t >= self.next_eval:
+                self.next_eval += cfg.eval.every
+                result = evaluate_model(self.model, cfg, cfg.eval.games, "heuristic", seed=10_000 + t)
+                low, high = result["ci95"]
+                self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
+                with eval_csv.open("a") as f:
+                    f.write(f"{t},{result['rate']:.4f},{low:.4f},{high:.4f}\n")
+                state["evaluations"].append({"timesteps": t, **result})
+            if t >= self.next_ckpt:
+                self.next_ckpt += cfg.checkpoint_every
+                self.save()
+            return True
+
+        def save(self) -> None:
+            state["wall_time"] += time.time() - self.started
+            self.started = time.time()
+            ckpt_dir.mkdir(parents=True, exist_ok=True)
+            self.model.save(ckpt_dir / "model.zip")
+            (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
+
+    callback = LeagueCallback()
+    remaining = cfg.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=True,
+                    tb_log_name="ppo")
+    callback.save()
+    venv.close()
+
+    # -- the result: the model, its card, and a final evaluation
+    final = {}
+    for opponent in ("heuristic", "random"):
+        if cfg.eval.final_games:
+            r = evaluate_model(model, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
+            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
+            low, high = r["ci95"]
+            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
+                  f"{opponent} bots over {r['games']} games")
+    card = {
+        "steps": int(model.num_timesteps),
+        "wall_time_s": round(state["wall_time"], 1),
+        "config": cfg.to_dict(),
+        "machine": machine(),
+        "git_commit": git_commit(),
+        "evaluation": final,
+        "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
+    }
+    save_checkpoint(model, out_dir, card, env_name)
+    print(f"wrote {out_dir} ({model.num_timesteps} timesteps, {state['wall_time']:.0f} s); "
+          f"load it with load_policy({str(out_dir)!r})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
