@@ -29,9 +29,16 @@ bench: $(STAMP)
 	$(PY) tools/aec_throughput.py dragonstones_env:env:num_players=3 dragonstones_env:env:num_players=5 \
 		dragonstones_env:env:num_players=6 dragonstones_env:env:num_players=4
 
-train:
-	@echo "make train arrives with the training issue (#5); nothing to train yet." >&2
-	@exit 1
+# The main job: train with configs/default.yaml (about 10 minutes on 2 cores), then
+# evaluate the result against three heuristic bots and three random bots.
+EVAL_GAMES ?= 400
+train: $(STAMP)
+	$(PY) -m training.train --config configs/default.yaml --overwrite
+	$(PY) -m training.evaluate --policies policies/default heuristic --players 4 --games $(EVAL_GAMES) \
+		--workers 2 --lineup policies/default,heuristic,heuristic,heuristic --out runs/default/eval-heuristic \
+		--run-dir runs/default
+	$(PY) -m training.evaluate --policies policies/default random --players 4 --games $(EVAL_GAMES) \
+		--workers 2 --lineup policies/default,random,random,random --out runs/default/eval-random
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -222,7 +222,7 @@ PARAMS: dict[str, Any] = {
     "zero_weight": 2.0,  # ... worth this many auctions of this turn's evidence
     "zero_if_scoring": 0.3,  # factor on that chance when he could score with the character
     "tie_zero": 0.3,  # chance an opponent bids no silver in a tie-break
-    "jitter": 0.03,  # random spread of bid utilities (share of the value), against ties
+    "jitter": 0.1,  # random spread of bid utilities (share of the value), against ties
 }
 _LAMBDAS = np.array([0.0, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.7, 2.2, 3.0, 4.0, 6.0])
 _VMAX = 2 * (A.FAIRY_CAP + A.COMMON_CAP) + 2

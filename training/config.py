@@ -64,6 +64,7 @@ class Config:
     seed: int = 0
     device: str = "cpu"
     torch_threads: int = 1
+    progress_bar: bool = True
     checkpoint_every: int = 50_000
     runs_dir: str = "runs"  # logs, checkpoints, snapshots
     out_dir: str = "policies"  # the result: <out_dir>/<run_name>/
@@ -77,6 +78,11 @@ class Config:
     @property
     def game(self) -> str:
         return "drachenschatten" if self.env.startswith("DrachenSchatten") else "dragonstones"
+
+    @property
+    def heuristic(self) -> str:
+        """The spec of the game's rule-based bot."""
+        return "ds-heuristic" if self.game == "drachenschatten" else "heuristic"
 
     @property
     def player_range(self) -> range:

@@ -24,7 +24,7 @@ KINDS = ("snapshot", "heuristic", "random", "pool")
 
 class League:
     def __init__(self, snapshot_dir: str | Path, mix: dict[str, float], pool: Sequence[str] = (),
-                 cache_size: int = 4):
+                 cache_size: int = 4, heuristic: str = "heuristic"):
         unknown = set(mix) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown league kind(s) {sorted(unknown)}; kinds are {list(KINDS)}")
@@ -35,6 +35,7 @@ class League:
         self.snapshot_dir = str(snapshot_dir)
         self.mix = {k: float(mix.get(k, 0.0)) for k in KINDS}
         self.pool = list(pool)
+        self.heuristic = heuristic  # the spec of the game's rule-based bot
         self.cache_size = cache_size
         self._cache: OrderedDict[str, Any] = OrderedDict()
 
@@ -65,6 +66,8 @@ class League:
                 spec = snapshots[int(rng.integers(len(snapshots)))]
             elif kind == "pool":
                 spec = self.pool[int(rng.integers(len(self.pool)))]
+            elif kind == "heuristic":
+                spec = self.heuristic
             else:
                 spec = kind
             lineup.append(self._load(spec, int(rng.integers(2**31))))

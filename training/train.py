@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -67,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one config key, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--overwrite", action="store_true", help="delete an existing run of this name first")
     args = parser.parse_args(argv)
     try:
         cfg = load_config(args.config, args.set)
@@ -91,13 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     ckpt_dir = run_dir / "checkpoint"
     out_dir = Path(cfg.out_dir) / cfg.run_name
     env_name = "drachenschatten_v0" if cfg.game == "drachenschatten" else "dragonstones_v0"
+    if args.overwrite and not args.resume and run_dir.exists():
+        shutil.rmtree(run_dir)
     if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
         print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
         return 2
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
 
-    league = League(snapshot_dir, cfg.league.mix, cfg.league.pool)
+    league = League(snapshot_dir, cfg.league.mix, cfg.league.pool, heuristic=cfg.heuristic)
     venv = make_vec_env(cfg.env, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
                         **env_kwargs(cfg, league))
 
@@ -157,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                     old.rmdir()
             if t >= self.next_eval:
                 self.next_eval += cfg.eval.every
-                result = evaluate_model(self.model, cfg, cfg.eval.games, "heuristic", seed=10_000 + t)
+                result = evaluate_model(self.model, cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
                 low, high = result["ci95"]
                 self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
                 with eval_csv.open("a") as f:
@@ -178,14 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     callback = LeagueCallback()
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
-        model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=True,
+        model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=cfg.progress_bar,
                     tb_log_name="ppo")
     callback.save()
     venv.close()
 
     # -- the result: the model, its card, and a final evaluation
     final = {}
-    for opponent in ("heuristic", "random"):
+    for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
             r = evaluate_model(model, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}

@@ -1,0 +1,118 @@
+"""training.train end to end on a tiny budget: result, card, resume, league, config errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from dragonstones_env import env
+from dragonstones_env.arena import play_game
+from policies import RandomPolicy, load_policy
+from training.config import ConfigError, load_config
+from training.league import League
+from training.train import main as train
+
+TINY = {
+    "total_timesteps": 1024,
+    "progress_bar": False,
+    "n_envs": 2,
+    "checkpoint_every": 512,
+    "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+    "league": {"mix": {"snapshot": 0.5, "random": 0.5}, "snapshot_every": 512},
+    "eval": {"every": 512, "games": 3, "final_games": 3},
+}
+
+
+def write_config(tmp_path, **changes):
+    cfg = {**TINY, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "policies"), **changes}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path):
+    assert train(["--config", str(write_config(tmp_path, run_name="tiny"))]) == 0
+    out = tmp_path / "policies" / "tiny"
+    card = json.loads((out / "card.json").read_text())
+    assert card["algorithm"] == "MaskablePPO" and card["steps"] >= 1024
+    assert card["config"]["ppo"]["net_arch"] == [32]
+    assert {"vs_heuristic", "vs_random"} <= set(card["evaluation"])
+    assert "machine" in card and "git_commit" in card and card["wall_time_s"] > 0
+    runs = tmp_path / "runs" / "tiny"
+    assert len(list((runs / "snapshots").iterdir())) == 2  # at 512 and 1024 steps
+    assert (runs / "eval.csv").read_text().count("\n") == 3  # header + 2 evaluations
+    policy = load_policy(str(out), seed=0)
+    result = play_game(lambda: env(num_players=4), [policy, RandomPolicy(1), RandomPolicy(2), RandomPolicy(3)],
+                       ["tiny", "r", "r", "r"], seed=0)
+    assert result.winners or result.truncated
+
+
+def test_resume_continues_from_the_checkpoint(tmp_path):
+    config = write_config(tmp_path, run_name="again", n_envs=1)
+    assert train(["--config", str(config)]) == 0
+    assert train(["--config", str(config)]) == 2  # the run exists: refuse to overwrite it
+    assert train(["--config", str(config), "--resume", "--set", "total_timesteps=2048"]) == 0
+    card = json.loads((tmp_path / "policies" / "again" / "card.json").read_text())
+    assert card["steps"] >= 2048
+
+
+def test_drachenschatten_trains_through_the_config(tmp_path):
+    config = write_config(tmp_path, run_name="ds", env="DrachenSchatten-v0", num_players=2, n_envs=1,
+                          league={"mix": {"random": 1.0}}, eval={"every": 512, "games": 2, "players": 2,
+                                                                  "final_games": 2})
+    assert train(["--config", str(config)]) == 0
+    card = json.loads((tmp_path / "policies" / "ds" / "card.json").read_text())
+    assert card["env"] == "drachenschatten_v0"
+    from dragonstones_env import drachenschatten
+
+    policy = load_policy(str(tmp_path / "policies" / "ds"))
+    result = play_game(lambda: drachenschatten.env(num_players=2), [policy, RandomPolicy(1)], ["ds", "r"], seed=0)
+    assert result.steps > 0
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("learning_rat=0.1", r"unknown key.*'learning_rat'"),
+        ("ppo.learning_rat=0.1", r"unknown key.*'ppo\.learning_rat'"),
+        ("ppo.n_epochs=two", r"ppo\.n_epochs: expected int"),
+        ("ppo.gamma=1.5", r"ppo\.gamma"),
+        ("num_players=7", r"num_players: table sizes must be 3\.\.6"),
+        ("num_players=[3, 9]", r"num_players"),
+        ("league.mix={snapshot: -1}", r"league\.mix"),
+        ("league.mix={champions: 1}", r"league\.mix"),
+        ("n_envs=0", r"n_envs"),
+        ("eval.players=2", r"eval\.players"),
+        ("env=Chess-v0", r"env"),
+        ("total_timesteps=true", r"total_timesteps"),
+    ],
+)
+def test_config_errors_name_the_key(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config("configs/default.yaml", [override])
+
+
+def test_config_error_stops_the_script_before_training(tmp_path, capsys):
+    assert train(["--config", "configs/default.yaml", "--set", "ppo.clip=0.1"]) == 2
+    assert "ppo.clip" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_default_config_is_valid_and_every_key_is_known():
+    cfg = load_config("configs/default.yaml")
+    assert cfg.total_timesteps > 0 and cfg.league.mix["heuristic"] > 0
+
+
+def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
+    league = League(tmp_path / "none-yet", {"snapshot": 1.0, "random": 0.0})
+    rng = np.random.default_rng(0)
+    lineup = league.sample_lineup(rng, 3)
+    assert all(type(p).__name__ == "HeuristicPolicy" for p in lineup)  # no snapshot yet
+    mixed = League(tmp_path / "none-yet", {"random": 1.0, "heuristic": 1.0})
+    kinds = {type(p).__name__ for _ in range(20) for p in mixed.sample_lineup(rng, 3)}
+    assert kinds == {"RandomPolicy", "HeuristicPolicy"}
+    with pytest.raises(ValueError, match="pool"):
+        League(tmp_path, {"pool": 1.0})
