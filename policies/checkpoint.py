@@ -76,11 +76,15 @@ class CheckpointPolicy:
         if not zipfile.is_zipfile(model_path):
             raise PolicyError(f"policy {spec!r}: {model_path} is not a model archive (corrupt or truncated)")
         if card.get("algorithm") != "MaskablePPO":
-            raise PolicyError(f"policy {spec!r}: cannot read a {card.get('algorithm')!r} model.zip (known: MaskablePPO)")
+            raise PolicyError(
+                f"policy {spec!r}: cannot read a {card.get('algorithm')!r} model.zip (known: MaskablePPO)"
+            )
         try:
             from sb3_contrib import MaskablePPO
         except ImportError:
-            raise PolicyError(f"policy {spec!r} has no {POLICY_FILE}; reading its model.zip needs sb3-contrib") from None
+            raise PolicyError(
+                f"policy {spec!r} has no {POLICY_FILE}; reading its model.zip needs sb3-contrib"
+            ) from None
         try:
             model = MaskablePPO.load(model_path, device="cpu")
         except Exception as err:  # SB3 raises many kinds on a bad archive
