@@ -116,3 +116,11 @@ def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
     assert kinds == {"RandomPolicy", "HeuristicPolicy"}
     with pytest.raises(ValueError, match="pool"):
         League(tmp_path, {"pool": 1.0})
+
+
+def test_time_budget_stops_training_early(tmp_path):
+    config = write_config(tmp_path, run_name="budget", n_envs=1, total_timesteps=1_000_000, time_budget_s=0.5,
+                          eval={"every": 10**6, "games": 1, "final_games": 0})
+    assert train(["--config", str(config)]) == 0
+    card = json.loads((tmp_path / "policies" / "budget" / "card.json").read_text())
+    assert 0 < card["steps"] < 1_000_000

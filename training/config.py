@@ -59,7 +59,9 @@ class Config:
     env: str = "Dragonstones-v0"  # or "DrachenSchatten-v0"
     num_players: int | list[int] = 4  # a list: one size drawn per episode
     observation_mode: str = "recall"
+    reward_shaping: float = 0.0  # Dragonstones: reward per point scored, on top of the final +1/-1/(n-1)
     total_timesteps: int = 200_000
+    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
     n_envs: int = 2  # SubprocVecEnv workers
     seed: int = 0
     device: str = "cpu"
@@ -148,6 +150,9 @@ def validate(cfg: Config) -> Config:
     need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
     need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
     need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
+    need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
+    need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
+    need(cfg.reward_shaping == 0 or cfg.game == "dragonstones", "reward_shaping", "exists for Dragonstones only")
     need(cfg.n_envs >= 1, "n_envs", "must be >= 1")
     need(cfg.torch_threads >= 1, "torch_threads", "must be >= 1")
     need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")

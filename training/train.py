@@ -44,6 +44,7 @@ def env_kwargs(cfg: Config, opponents: Any) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"num_players": cfg.num_players, "opponents": opponents}
     if cfg.game == "dragonstones":
         kwargs["observation_mode"] = cfg.observation_mode
+        kwargs["reward_shaping"] = cfg.reward_shaping
     return kwargs
 
 
@@ -170,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             if t >= self.next_ckpt:
                 self.next_ckpt += cfg.checkpoint_every
                 self.save()
+            spent = state["wall_time"] + time.time() - self.started
+            if cfg.time_budget_s and spent >= cfg.time_budget_s:
+                print(f"time budget of {cfg.time_budget_s:.0f} s reached at {t} timesteps")
+                return False
             return True
 
         def save(self) -> None:

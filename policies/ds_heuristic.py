@@ -1,0 +1,384 @@
+"""A rule-based DrachenSchatten player that acts from the AEC observation dict only.
+
+It never reads the engine: :func:`parse` turns the observation vector back into counts with the
+observation module's names (:data:`~dragonstones_env.drachenschatten.observation.LAYOUT`) and
+scales, and every decision is made from those (rulebook ``seeds/002_868a28ab297ac500.txt``,
+rulings D1-D7 in ``RULINGS.md``).
+
+How it plays:
+
+* **Value of a collection.** :func:`potential` scores a player's collection: convex in the number
+  of distinct object kinds, treasures and beasts (a win, D6, is worth :data:`WIN`), plus ready
+  protection against dragons and hydras (what makes the caves safe, D5), a little per card (D7),
+  a little per ready object still to use, minus a little per *used* object that is the only one
+  of its kind (only used objects can be traded, stolen, destroyed or decayed away, D4).
+* **Turning over.** Every stack is valued by the expected change of that score: a stack the bot
+  remembers (its own torch memory) by its known top card, any other by the distribution of the
+  cards nobody has seen, per deck (D1: beasts and treasures are in the caves only). A beast it
+  cannot fight costs the whole collection, so without ready protection it keeps to the village
+  once it has something to lose, never turns over a remembered beast it cannot fight, and goes
+  for remembered treasures, beasts it can slay and new object kinds. The mandatory turn-over
+  takes the best stack; boots and wands turn over more only while that is worth more than the
+  boots kept ready (which "ends the turn when further play is risky").
+* **Torches** are used when the value of the information (the expected gain of being able to
+  pick a better stack) beats keeping the torch ready; they look at unknown stacks of the deck
+  where looking pays most.
+* **Trade, steal, destroy, decay, restore** are each simulated on both collections and used when
+  ``my gain - beta x the opponents' gain`` is positive: gaining a missing kind, taking or
+  destroying an opponent's only object of a kind (most of all when he is close to seven), keys
+  restoring protection first. A decay is valued with every opponent forfeiting his least useful
+  used object.
+* **Battles and decays.** It protects with the object whose loss of readiness costs least, and
+  forfeits the used object whose loss costs least (a duplicate kind before a unique one).
+
+Equally good actions are broken by the bot's seeded ``numpy`` generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dragonstones_env.drachenschatten import actions as A
+from dragonstones_env.drachenschatten.cards import CARDS, NUM_CARD_TYPES, OBJECT_KINDS, PROTECTS
+from dragonstones_env.drachenschatten.observation import COUNT_SCALE, DECISION_KINDS, LAYOUT, view
+from dragonstones_env.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
+
+# ---------------------------------------------------------------------------- card data (D1)
+_T = NUM_CARD_TYPES
+_IS_OBJECT = np.array([c.category == "object" for c in CARDS])
+_BEASTS = np.array([c.category == "beast" for c in CARDS])
+_TREASURES = np.array([c.category == "treasure" for c in CARDS])
+_KIND = np.zeros((_T, len(OBJECT_KINDS)), np.int64)  # card type -> object kind, one-hot
+for _c in CARDS:
+    if _c.kind is not None:
+        _KIND[_c.index, OBJECT_KINDS.index(_c.kind)] = 1
+_COUNT = np.array([c.count for c in CARDS], np.float64)
+_VILLAGE_SHARE = np.array([c.village / c.count for c in CARDS])
+_PROTECTORS = {beast: np.array(types, np.int64) for beast, types in PROTECTS.items()}
+_BEAST_OF = tuple(c.beast for c in CARDS)
+
+# Stack sizes are stored / 4 ("cards left in each stack / 4"), the torch's views left / 3.
+_STACK_SCALE = 4.0
+_VIEW_SCALE = 3.0
+
+# ---------------------------------------------------------------------------- values
+WIN = 40.0
+KIND_V = (0.0, 1.5, 3.0, 4.5, 6.5, 9.5, 14.0)  # by distinct object kinds (7 wins)
+TREASURE_V = (0.0, 4.0, 10.0)  # by treasures (3 win)
+BEAST_V = (0.0, 3.5, 9.0)  # by beasts (3 win)
+DRAGON_GUARD = (0.0, 2.5, 3.2)  # by ready protect-dragon objects (0, 1, 2+)
+HYDRA_GUARD = (0.0, 1.2, 1.5)  # by ready protect-hydra objects
+CARD_V = 0.15  # per card (D7 counts cards)
+EXPOSED = 0.4  # per used object that is its kind's only card
+_READY_BY_ACTION = {"turn-over": 0.5, "view-1": 0.3, "view-2": 0.4, "view-3": 0.5, "trade": 0.4, "steal": 0.4,
+                    "destroy": 0.3, "decay": 0.3, "restore": 0.3}
+READY_V = np.array([_READY_BY_ACTION.get(c.action, 0.0) for c in CARDS])
+USE_THRESHOLD = 0.05  # an optional object is used only for more than this
+INFO_LATER = 0.5  # what a torch memory is worth on later turns, relative to this turn's use
+
+
+def potential(ready: np.ndarray, other: np.ndarray) -> float:
+    """How good a collection is: ``ready`` objects and ``other`` cards (used objects, beasts, treasures)."""
+    total = ready + other
+    per_kind = total @ _KIND
+    kinds = int(np.count_nonzero(per_kind))
+    beasts = int(other[_BEASTS].sum())
+    treasures = int(other[_TREASURES].sum())
+    if kinds >= 7 or beasts >= 3 or treasures >= 3:  # D6
+        return WIN
+    v = KIND_V[kinds] + TREASURE_V[treasures] + BEAST_V[beasts]
+    v += DRAGON_GUARD[min(2, int(ready[_PROTECTORS["dragon"]].sum()))]
+    v += HYDRA_GUARD[min(2, int(ready[_PROTECTORS["hydra"]].sum()))]
+    v += CARD_V * float(total.sum())
+    used_per_kind = (other * _IS_OBJECT) @ _KIND
+    v -= EXPOSED * int(np.count_nonzero((per_kind == 1) & (used_per_kind == 1)))
+    v += float(ready @ READY_V)
+    return v
+
+
+# ---------------------------------------------------------------------------- parsing
+@dataclass
+class Table:
+    """The observation turned back into counts; seat 0 is the viewer, seats are relative."""
+
+    n: int
+    decision: str | None
+    card: int | None  # the card type the decision is about
+    turned_over: bool
+    view_left: int
+    stacks: np.ndarray  # (16,) cards left per stack
+    ready: np.ndarray  # (n, T) ready objects per seat and type
+    other: np.ndarray  # (n, T) used objects, beasts, treasures
+    removed: np.ndarray  # (T,) cards out of the game
+    memory: list[int | None]  # the top card type of each stack the viewer remembers
+
+
+def _counts(x: np.ndarray) -> np.ndarray:
+    return np.rint(x * COUNT_SCALE).astype(np.int64)
+
+
+def parse(obs: np.ndarray) -> Table:
+    """Read an observation vector (the ``"observation"`` of the AEC dict)."""
+    n = int(np.rint(view(obs, "seat_present").sum()))
+    dec = view(obs, "decision")
+    k = int(np.argmax(dec))
+    decision = DECISION_KINDS[k] if k < len(DECISION_KINDS) and dec[k] > 0.5 else None
+    card_hot = view(obs, "card")
+    card = int(np.argmax(card_hot)) if card_hot.max() > 0.5 else None
+    coll = view(obs, "collection")[:n]
+    mem = view(obs, "memory")
+    memory = [int(np.argmax(row)) if row.max() > 0.5 else None for row in mem]
+    return Table(
+        n=n,
+        decision=decision,
+        card=card,
+        turned_over=bool(view(obs, "turned_over")[0] > 0.5),
+        view_left=int(np.rint(view(obs, "view_left")[0] * _VIEW_SCALE)),
+        stacks=np.rint(view(obs, "stacks") * _STACK_SCALE).astype(np.int64),
+        ready=_counts(coll[:, :, 0]),
+        other=_counts(coll[:, :, 1]),
+        removed=_counts(view(obs, "removed_cards")),
+        memory=memory,
+    )
+
+
+# Every action as its engine option with RELATIVE seats (decoded for actor 0 at a 4-seat table).
+_OPTION = tuple(A.decode(a, 0, A.MAX_SEATS) for a in range(A.NUM_ACTIONS))
+_FAMILY = tuple(A.family_of(a).name for a in range(A.NUM_ACTIONS))
+assert LAYOUT["memory"].shape == (NUM_STACKS, _T)
+
+
+# ---------------------------------------------------------------------------- the bot
+class DrachenSchattenHeuristic:
+    """Rule-based DrachenSchatten bot (see the module docstring); ``act`` never returns a masked action."""
+
+    def __init__(self, seed: int | None = None):
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"DrachenSchattenHeuristic(seed={self.seed})"
+
+    # ------------------------------------------------------------------ entry point
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) == 0:
+            raise ValueError("no legal action in this observation's action_mask")
+        if len(legal) == 1:
+            return int(legal[0])
+        tab = parse(observation["observation"])
+        scores = self.scores(tab, legal)
+        best = max(scores.values())
+        top = [a for a, s in scores.items() if s >= best - 1e-9]
+        return int(top[self.rng.integers(len(top))]) if len(top) > 1 else int(top[0])
+
+    def scores(self, tab: Table, legal: np.ndarray) -> dict[int, float]:
+        """A score for every legal action; the bot plays the highest."""
+        ev = _Evaluator(tab)
+        kind = tab.decision
+        if kind == "pick":
+            return {int(a): ev.turn_over(_OPTION[a][1]) for a in legal}
+        if kind == "protect":
+            return {int(a): ev.after_protect(_OPTION[a][1]) for a in legal}
+        if kind == "forfeit":
+            return {int(a): ev.after_forfeit(_OPTION[a][1]) for a in legal}
+        if kind == "view":
+            return {int(a): ev.view_score(_OPTION[a]) for a in legal}
+        return ev.turn_scores(legal)
+
+
+class _Evaluator:
+    """The values of one decision's actions for the viewer (seat 0)."""
+
+    def __init__(self, tab: Table):
+        self.tab = tab
+        self.me_ready = tab.ready[0]
+        self.me_other = tab.other[0]
+        self.now = potential(self.me_ready, self.me_other)
+        self.opp_now = [potential(tab.ready[q], tab.other[q]) for q in range(tab.n)]
+        opp = self.opp_now[1:]
+        top = max(opp) if opp else 0.0
+        # How much an opponent's gain counts against the bot: all of it heads-up, more for the leader.
+        self.beta = [0.0] + [1.0 if tab.n == 2 else (0.9 if v >= top else 0.5) for v in opp]
+        self._deltas: np.ndarray | None = None
+        self._probs: dict[bool, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ what the stacks hold
+    def probs(self, village: bool) -> np.ndarray:
+        """The chance of each card type under an unknown top card of the village (caves)."""
+        if self._probs is None:
+            tab = self.tab
+            seen = tab.ready.sum(0) + tab.other.sum(0) + tab.removed
+            for t in tab.memory:
+                if t is not None:
+                    seen[t] += 1
+            unseen = np.maximum(_COUNT - seen, 0.0)
+            out = {}
+            for vil, share in ((True, _VILLAGE_SHARE), (False, 1.0 - _VILLAGE_SHARE)):
+                w = unseen * share
+                total = w.sum()
+                out[vil] = w / total if total > 0 else np.zeros(_T)
+            self._probs = out
+        return self._probs[village]
+
+    def deltas(self) -> np.ndarray:
+        """The change of the bot's potential if it turned over a card of each type now."""
+        if self._deltas is None:
+            d = np.zeros(_T)
+            for t in range(_T):
+                d[t] = self._after_card(self.me_ready, self.me_other, t) - self.now
+            self._deltas = d
+        return self._deltas
+
+    def _after_card(self, ready: np.ndarray, other: np.ndarray, t: int) -> float:
+        if _IS_OBJECT[t]:
+            r = ready.copy()
+            r[t] += 1
+            return potential(r, other)
+        o = other.copy()
+        o[t] += 1
+        beast = _BEAST_OF[t]
+        if beast is None:  # a treasure
+            return potential(ready, o)
+        best = None
+        for p in _PROTECTORS[beast]:  # D5: the best protecting object, if any is ready
+            if ready[p] > 0:
+                r, o2 = ready.copy(), o.copy()
+                r[p] -= 1
+                o2[p] += 1
+                v = potential(r, o2)
+                best = v if best is None else max(best, v)
+        return 0.0 if best is None else best  # a lost battle: the whole collection is gone
+
+    def stack_value(self, s: int) -> float:
+        """Expected change of potential from turning over the top card of stack s."""
+        t = self.tab.memory[s]
+        if t is not None:
+            return float(self.deltas()[t])
+        return float(self.probs(s in VILLAGE_STACKS) @ self.deltas())
+
+    def turn_over(self, s: int) -> float:
+        return self.stack_value(s)
+
+    # ------------------------------------------------------------------ torches
+    def _unknown(self) -> list[int]:
+        tab = self.tab
+        return [s for s in range(NUM_STACKS) if tab.stacks[s] > 0 and tab.memory[s] is None]
+
+    def view_gain(self, s: int, best: float) -> float:
+        """What seeing stack s is worth when the best turn-over known is worth ``best``."""
+        if self.tab.memory[s] is not None or self.tab.stacks[s] == 0:
+            return 0.0
+        p = self.probs(s in VILLAGE_STACKS)
+        return float(p @ np.maximum(self.deltas() - best, 0.0))
+
+    def best_turn_over(self) -> float:
+        vals = [self.stack_value(s) for s in range(NUM_STACKS) if self.tab.stacks[s] > 0]
+        return max(vals) if vals else 0.0
+
+    def torch_value(self, views: int, now_turns: int) -> float:
+        """The information of ``views`` looks, used on ``now_turns`` turn-overs this turn and later ones."""
+        best = self.best_turn_over()
+        gains = sorted((self.view_gain(s, best) for s in self._unknown()), reverse=True)[:views]
+        return sum(gains) * (min(now_turns, 1) + INFO_LATER)
+
+    def view_score(self, option: tuple) -> float:
+        if option[0] == "stop_view":
+            return 0.0
+        s = option[1]
+        return 1.0 + self.view_gain(s, self.best_turn_over()) if self.tab.memory[s] is None else -1.0
+
+    # ------------------------------------------------------------------ battles and decays
+    def after_protect(self, t: int) -> float:
+        r, o = self.me_ready.copy(), self.me_other.copy()
+        r[t] -= 1
+        o[t] += 1
+        return potential(r, o)
+
+    def after_forfeit(self, t: int) -> float:
+        o = self.me_other.copy()
+        o[t] -= 1
+        return potential(self.me_ready, o)
+
+    # ------------------------------------------------------------------ the turn
+    def turn_scores(self, legal: np.ndarray) -> dict[int, float]:
+        tab = self.tab
+        extra = int(sum(self.me_ready[t] for t in range(_T) if CARDS[t].action == "turn-over"))
+        mandatory: dict[int, float] = {}
+        optional: dict[int, float] = {}
+        for a in legal:
+            a = int(a)
+            fam, opt = _FAMILY[a], _OPTION[a]
+            if fam == "turn_over":
+                mandatory[a] = self.turn_over(opt[1])
+            elif fam == "end_turn":
+                optional[a] = 0.0
+            elif fam == "use_turn_over":
+                if tab.turned_over:  # extra turn-overs after the mandatory one
+                    optional[a] = self.stack_value(opt[2]) + self._use_cost(opt[1])
+            elif fam == "use_view":
+                turns = (0 if tab.turned_over else 1) + extra
+                value = self.torch_value(CARDS[opt[1]].view, turns) + self._use_cost(opt[1])
+                optional[a] = value
+            else:
+                optional[a] = self._object_score(fam, opt)
+        # Optional uses first (looking, restoring, trading before turning over), then the turn-over.
+        if not tab.turned_over:
+            good = {a: v for a, v in optional.items() if v > USE_THRESHOLD}
+            if good:
+                return good
+            if mandatory:
+                return mandatory
+        if not optional:  # pragma: no cover - the mask always offers something
+            return mandatory
+        return {a: v if _FAMILY[a] == "end_turn" or v > USE_THRESHOLD else v - 1.0 for a, v in optional.items()}
+
+    def _use_cost(self, t: int) -> float:
+        """Change of potential from making the ready object t used."""
+        r, o = self.me_ready.copy(), self.me_other.copy()
+        r[t] -= 1
+        o[t] += 1
+        return potential(r, o) - self.now
+
+    def _object_score(self, fam: str, opt: tuple) -> float:
+        """``my gain - beta x opponents' gains`` of a trade, steal, destroy, decay or restore."""
+        tab = self.tab
+        t = opt[1]
+        r, o = self.me_ready.copy(), self.me_other.copy()
+        r[t] -= 1
+        o[t] += 1
+        harm = 0.0
+        if fam == "use_restore":
+            o[opt[2]] -= 1
+            r[opt[2]] += 1
+        elif fam in ("use_trade", "use_steal", "use_destroy"):
+            if fam == "use_trade":
+                own, q, theirs = opt[2], opt[3], opt[4]
+            else:
+                own, q, theirs = None, opt[2], opt[3]
+            qr, qo = tab.ready[q], tab.other[q].copy()
+            qo[theirs] -= 1
+            if own is not None:
+                o[own] -= 1
+                qo[own] += 1
+            if fam != "use_destroy":
+                o[theirs] += 1
+            harm = self.beta[q] * (potential(qr, qo) - self.opp_now[q])
+        elif fam == "use_decay":
+            for q in range(1, tab.n):
+                used = [u for u in range(_T) if _IS_OBJECT[u] and tab.other[q][u] > 0]
+                if not used:
+                    continue
+                best = None
+                for u in used:  # the opponent forfeits what costs him least
+                    qo = tab.other[q].copy()
+                    qo[u] -= 1
+                    v = potential(tab.ready[q], qo)
+                    best = v if best is None else max(best, v)
+                harm += self.beta[q] * (best - self.opp_now[q])
+        return potential(r, o) - self.now - harm
