@@ -47,12 +47,12 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
         steps += 1
     rewards = tuple(totals[a] for a in e.possible_agents)
     raw = e.unwrapped
-    winners = _winners(raw, rewards)
+    winners = _winners(raw)
     truncated = not winners and bool(getattr(raw.game, "truncated", False))
     return GameResult(seed, tuple(names), rewards, winners, truncated, steps)
 
 
-def _winners(raw: Any, rewards: tuple[float, ...]) -> tuple[int, ...]:
+def _winners(raw: Any) -> tuple[int, ...]:
     """Winning seats: ``game.winners`` (DrachenSchatten) or ``game.winner`` (Dragonstones)."""
     game = raw.game
     if hasattr(game, "winners"):

@@ -560,15 +560,6 @@ class Game:
         else:
             self.queue.append((a.card, winner, a))
 
-    # ------------------------------------------------------------------ test support
-    def set_up(self, **changes: Any) -> Game:
-        """Test helper: overwrite parts of the state (``players``, ``bank``, ...) in place."""
-        for key, value in changes.items():
-            if not hasattr(self, key):
-                raise AttributeError(f"Game has no attribute {key!r}")
-            setattr(self, key, value)
-        return self
-
 
 def replay(record: list[dict[str, Any]]) -> Game:
     """Rebuild a game from its record: same seed, same players, the same choices in order."""

@@ -145,3 +145,31 @@ def test_maskable_ppo_trains_on_it():
     actions, _ = model.predict(venv.reset(), action_masks=masks)
     assert all(masks[i, a] for i, a in enumerate(actions))
     venv.close()
+
+
+def test_table_size_drawn_per_episode_from_a_list():
+    e = dragonstones_gym(num_players=[3, 6], opponents="random")
+    sizes = set()
+    for s in range(20):
+        _, info = e.reset(seed=s)
+        sizes.add(info["num_players"])
+        assert e.aec.num_players == info["num_players"] and 0 <= info["seat"] < info["num_players"]
+    assert sizes == {3, 6}
+    rng = np.random.default_rng(0)
+    run_episode(e, rng, seed=99)
+
+
+def test_a_lineup_sampler_is_asked_every_episode():
+    class Sampler:
+        calls = 0
+
+        def sample_lineup(self, rng, seats):
+            Sampler.calls += 1
+            return [RandomPolicy(i) for i in range(seats)]
+
+    e = dragonstones_gym(num_players=[3, 4], opponents=Sampler())
+    for s in range(5):
+        e.reset(seed=s)
+        assert sum(p is None for p in e.seat_policies) == 1
+        assert len(e.seat_policies) == e.num_players
+    assert Sampler.calls == 5
