@@ -47,17 +47,12 @@ from dragonstones_env.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
 
 # ---------------------------------------------------------------------------- card data (D1)
 _T = NUM_CARD_TYPES
-_IS_OBJECT = np.array([c.category == "object" for c in CARDS])
-_BEASTS = np.array([c.category == "beast" for c in CARDS])
-_TREASURES = np.array([c.category == "treasure" for c in CARDS])
-_KIND = np.zeros((_T, len(OBJECT_KINDS)), np.int64)  # card type -> object kind, one-hot
-for _c in CARDS:
-    if _c.kind is not None:
-        _KIND[_c.index, OBJECT_KINDS.index(_c.kind)] = 1
+_IS_OBJECT = tuple(c.category == "object" for c in CARDS)
 _COUNT = np.array([c.count for c in CARDS], np.float64)
 _VILLAGE_SHARE = np.array([c.village / c.count for c in CARDS])
-_PROTECTORS = {beast: np.array(types, np.int64) for beast, types in PROTECTS.items()}
+_PROTECTORS = {beast: tuple(types) for beast, types in PROTECTS.items()}
 _BEAST_OF = tuple(c.beast for c in CARDS)
+_TURN_OVER_TYPES = tuple(c.index for c in CARDS if c.action == "turn-over")
 
 # Stack sizes are stored / 4 ("cards left in each stack / 4"), the torch's views left / 3.
 _STACK_SCALE = 4.0
@@ -74,28 +69,51 @@ CARD_V = 0.15  # per card (D7 counts cards)
 EXPOSED = 0.4  # per used object that is its kind's only card
 _READY_BY_ACTION = {"turn-over": 0.5, "view-1": 0.3, "view-2": 0.4, "view-3": 0.5, "trade": 0.4, "steal": 0.4,
                     "destroy": 0.3, "decay": 0.3, "restore": 0.3}
-READY_V = np.array([_READY_BY_ACTION.get(c.action, 0.0) for c in CARDS])
+_READY_V = tuple(_READY_BY_ACTION.get(c.action, 0.0) for c in CARDS)
 USE_THRESHOLD = 0.05  # an optional object is used only for more than this
 INFO_LATER = 0.5  # what a torch memory is worth on later turns, relative to this turn's use
 
 
-def potential(ready: np.ndarray, other: np.ndarray) -> float:
-    """How good a collection is: ``ready`` objects and ``other`` cards (used objects, beasts, treasures)."""
-    total = ready + other
-    per_kind = total @ _KIND
-    kinds = int(np.count_nonzero(per_kind))
-    beasts = int(other[_BEASTS].sum())
-    treasures = int(other[_TREASURES].sum())
+_KIND_OF = tuple(OBJECT_KINDS.index(c.kind) if c.kind is not None else -1 for c in CARDS)
+_IS_BEAST = tuple(c.category == "beast" for c in CARDS)
+_DRAGON_GUARDS = frozenset(PROTECTS["dragon"])
+_HYDRA_GUARDS = frozenset(PROTECTS["hydra"])
+
+
+def potential(ready: list[int], other: list[int]) -> float:
+    """How good a collection is: ``ready`` objects and ``other`` cards (used objects, beasts, treasures),
+    each a count per card type."""
+    per_kind: dict[int, int] = {}
+    used_per_kind: dict[int, int] = {}
+    beasts = treasures = dragon = hydra = cards = 0
+    ready_v = 0.0
+    for t, c in enumerate(ready):
+        if c:
+            k = _KIND_OF[t]
+            per_kind[k] = per_kind.get(k, 0) + c
+            cards += c
+            ready_v += _READY_V[t] * c
+            if t in _DRAGON_GUARDS:
+                dragon += c
+            elif t in _HYDRA_GUARDS:
+                hydra += c
+    for t, c in enumerate(other):
+        if c:
+            cards += c
+            k = _KIND_OF[t]
+            if k >= 0:
+                per_kind[k] = per_kind.get(k, 0) + c
+                used_per_kind[k] = used_per_kind.get(k, 0) + c
+            elif _IS_BEAST[t]:
+                beasts += c
+            else:
+                treasures += c
+    kinds = len(per_kind)
     if kinds >= 7 or beasts >= 3 or treasures >= 3:  # D6
         return WIN
-    v = KIND_V[kinds] + TREASURE_V[treasures] + BEAST_V[beasts]
-    v += DRAGON_GUARD[min(2, int(ready[_PROTECTORS["dragon"]].sum()))]
-    v += HYDRA_GUARD[min(2, int(ready[_PROTECTORS["hydra"]].sum()))]
-    v += CARD_V * float(total.sum())
-    used_per_kind = (other * _IS_OBJECT) @ _KIND
-    v -= EXPOSED * int(np.count_nonzero((per_kind == 1) & (used_per_kind == 1)))
-    v += float(ready @ READY_V)
-    return v
+    exposed = sum(1 for k, c in used_per_kind.items() if c == 1 and per_kind[k] == 1)
+    return (KIND_V[kinds] + TREASURE_V[treasures] + BEAST_V[beasts] + DRAGON_GUARD[min(2, dragon)]
+            + HYDRA_GUARD[min(2, hydra)] + CARD_V * cards - EXPOSED * exposed + ready_v)
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -182,13 +200,13 @@ class DrachenSchattenHeuristic:
         ev = _Evaluator(tab)
         kind = tab.decision
         if kind == "pick":
-            return {int(a): ev.turn_over(_OPTION[a][1]) for a in legal}
+            return {int(a): ev.stack_value(_OPTION[a][1]) for a in legal}
         if kind == "protect":
             return {int(a): ev.after_protect(_OPTION[a][1]) for a in legal}
         if kind == "forfeit":
             return {int(a): ev.after_forfeit(_OPTION[a][1]) for a in legal}
         if kind == "view":
-            return {int(a): ev.view_score(_OPTION[a]) for a in legal}
+            return ev.view_scores(legal)
         return ev.turn_scores(legal)
 
 
@@ -197,16 +215,18 @@ class _Evaluator:
 
     def __init__(self, tab: Table):
         self.tab = tab
-        self.me_ready = tab.ready[0]
-        self.me_other = tab.other[0]
+        self.ready = [r.tolist() for r in tab.ready]
+        self.other = [o.tolist() for o in tab.other]
+        self.me_ready, self.me_other = self.ready[0], self.other[0]
         self.now = potential(self.me_ready, self.me_other)
-        self.opp_now = [potential(tab.ready[q], tab.other[q]) for q in range(tab.n)]
+        self.opp_now = [potential(self.ready[q], self.other[q]) for q in range(tab.n)]
         opp = self.opp_now[1:]
         top = max(opp) if opp else 0.0
         # How much an opponent's gain counts against the bot: all of it heads-up, more for the leader.
         self.beta = [0.0] + [1.0 if tab.n == 2 else (0.9 if v >= top else 0.5) for v in opp]
         self._deltas: np.ndarray | None = None
         self._probs: dict[bool, np.ndarray] | None = None
+        self._stack_values: list[float] | None = None
 
     # ------------------------------------------------------------------ what the stacks hold
     def probs(self, village: bool) -> np.ndarray:
@@ -229,47 +249,44 @@ class _Evaluator:
     def deltas(self) -> np.ndarray:
         """The change of the bot's potential if it turned over a card of each type now."""
         if self._deltas is None:
-            d = np.zeros(_T)
-            for t in range(_T):
-                d[t] = self._after_card(self.me_ready, self.me_other, t) - self.now
-            self._deltas = d
+            self._deltas = np.array([self._after_card(t) - self.now for t in range(_T)])
         return self._deltas
 
-    def _after_card(self, ready: np.ndarray, other: np.ndarray, t: int) -> float:
-        if _IS_OBJECT[t]:
-            r = ready.copy()
-            r[t] += 1
-            return potential(r, other)
-        o = other.copy()
-        o[t] += 1
+    def _after_card(self, t: int) -> float:
+        ready, other = self.me_ready, self.me_other
+        if _IS_OBJECT[t]:  # objects are ready at once
+            return potential(_plus(ready, t), other)
         beast = _BEAST_OF[t]
         if beast is None:  # a treasure
-            return potential(ready, o)
+            return potential(ready, _plus(other, t))
         best = None
         for p in _PROTECTORS[beast]:  # D5: the best protecting object, if any is ready
             if ready[p] > 0:
-                r, o2 = ready.copy(), o.copy()
-                r[p] -= 1
-                o2[p] += 1
-                v = potential(r, o2)
+                v = potential(_plus(ready, p, -1), _plus(_plus(other, t), p))
                 best = v if best is None else max(best, v)
         return 0.0 if best is None else best  # a lost battle: the whole collection is gone
 
-    def stack_value(self, s: int) -> float:
-        """Expected change of potential from turning over the top card of stack s."""
-        t = self.tab.memory[s]
-        if t is not None:
-            return float(self.deltas()[t])
-        return float(self.probs(s in VILLAGE_STACKS) @ self.deltas())
+    def stack_values(self) -> list[float]:
+        """Expected change of potential from turning over the top card of each stack (0 if empty)."""
+        if self._stack_values is None:
+            d = self.deltas()
+            unknown = {True: float(self.probs(True) @ d), False: float(self.probs(False) @ d)}
+            tab = self.tab
+            self._stack_values = [
+                0.0 if tab.stacks[s] == 0 else (float(d[tab.memory[s]]) if tab.memory[s] is not None
+                                                else unknown[s in VILLAGE_STACKS])
+                for s in range(NUM_STACKS)
+            ]
+        return self._stack_values
 
-    def turn_over(self, s: int) -> float:
-        return self.stack_value(s)
+    def stack_value(self, s: int) -> float:
+        return self.stack_values()[s]
+
+    def best_turn_over(self) -> float:
+        vals = [v for s, v in enumerate(self.stack_values()) if self.tab.stacks[s] > 0]
+        return max(vals) if vals else 0.0
 
     # ------------------------------------------------------------------ torches
-    def _unknown(self) -> list[int]:
-        tab = self.tab
-        return [s for s in range(NUM_STACKS) if tab.stacks[s] > 0 and tab.memory[s] is None]
-
     def view_gain(self, s: int, best: float) -> float:
         """What seeing stack s is worth when the best turn-over known is worth ``best``."""
         if self.tab.memory[s] is not None or self.tab.stacks[s] == 0:
@@ -277,45 +294,42 @@ class _Evaluator:
         p = self.probs(s in VILLAGE_STACKS)
         return float(p @ np.maximum(self.deltas() - best, 0.0))
 
-    def best_turn_over(self) -> float:
-        vals = [self.stack_value(s) for s in range(NUM_STACKS) if self.tab.stacks[s] > 0]
-        return max(vals) if vals else 0.0
-
     def torch_value(self, views: int, now_turns: int) -> float:
         """The information of ``views`` looks, used on ``now_turns`` turn-overs this turn and later ones."""
         best = self.best_turn_over()
-        gains = sorted((self.view_gain(s, best) for s in self._unknown()), reverse=True)[:views]
+        gains = sorted((self.view_gain(s, best) for s in range(NUM_STACKS)), reverse=True)[:views]
         return sum(gains) * (min(now_turns, 1) + INFO_LATER)
 
-    def view_score(self, option: tuple) -> float:
-        if option[0] == "stop_view":
-            return 0.0
-        s = option[1]
-        return 1.0 + self.view_gain(s, self.best_turn_over()) if self.tab.memory[s] is None else -1.0
+    def view_scores(self, legal: np.ndarray) -> dict[int, float]:
+        best = self.best_turn_over()
+        out = {}
+        for a in legal:
+            opt = _OPTION[a]
+            if opt[0] == "stop_view":
+                out[int(a)] = 0.0
+            else:  # any unknown stack beats stopping; a remembered one does not
+                s = opt[1]
+                out[int(a)] = 1.0 + self.view_gain(s, best) if self.tab.memory[s] is None else -1.0
+        return out
 
     # ------------------------------------------------------------------ battles and decays
     def after_protect(self, t: int) -> float:
-        r, o = self.me_ready.copy(), self.me_other.copy()
-        r[t] -= 1
-        o[t] += 1
-        return potential(r, o)
+        return potential(_plus(self.me_ready, t, -1), _plus(self.me_other, t))
 
     def after_forfeit(self, t: int) -> float:
-        o = self.me_other.copy()
-        o[t] -= 1
-        return potential(self.me_ready, o)
+        return potential(self.me_ready, _plus(self.me_other, t, -1))
 
     # ------------------------------------------------------------------ the turn
     def turn_scores(self, legal: np.ndarray) -> dict[int, float]:
         tab = self.tab
-        extra = int(sum(self.me_ready[t] for t in range(_T) if CARDS[t].action == "turn-over"))
+        extra = sum(self.me_ready[t] for t in _TURN_OVER_TYPES)
         mandatory: dict[int, float] = {}
         optional: dict[int, float] = {}
         for a in legal:
             a = int(a)
             fam, opt = _FAMILY[a], _OPTION[a]
             if fam == "turn_over":
-                mandatory[a] = self.turn_over(opt[1])
+                mandatory[a] = self.stack_value(opt[1])
             elif fam == "end_turn":
                 optional[a] = 0.0
             elif fam == "use_turn_over":
@@ -323,35 +337,24 @@ class _Evaluator:
                     optional[a] = self.stack_value(opt[2]) + self._use_cost(opt[1])
             elif fam == "use_view":
                 turns = (0 if tab.turned_over else 1) + extra
-                value = self.torch_value(CARDS[opt[1]].view, turns) + self._use_cost(opt[1])
-                optional[a] = value
+                optional[a] = self.torch_value(CARDS[opt[1]].view, turns) + self._use_cost(opt[1])
             else:
                 optional[a] = self._object_score(fam, opt)
         # Optional uses first (looking, restoring, trading before turning over), then the turn-over.
         if not tab.turned_over:
             good = {a: v for a, v in optional.items() if v > USE_THRESHOLD}
-            if good:
-                return good
-            if mandatory:
-                return mandatory
-        if not optional:  # pragma: no cover - the mask always offers something
-            return mandatory
+            return good or mandatory
+        # After it: a use worth more than the threshold, else end the turn.
         return {a: v if _FAMILY[a] == "end_turn" or v > USE_THRESHOLD else v - 1.0 for a, v in optional.items()}
 
     def _use_cost(self, t: int) -> float:
         """Change of potential from making the ready object t used."""
-        r, o = self.me_ready.copy(), self.me_other.copy()
-        r[t] -= 1
-        o[t] += 1
-        return potential(r, o) - self.now
+        return potential(_plus(self.me_ready, t, -1), _plus(self.me_other, t)) - self.now
 
     def _object_score(self, fam: str, opt: tuple) -> float:
         """``my gain - beta x opponents' gains`` of a trade, steal, destroy, decay or restore."""
-        tab = self.tab
         t = opt[1]
-        r, o = self.me_ready.copy(), self.me_other.copy()
-        r[t] -= 1
-        o[t] += 1
+        r, o = _plus(self.me_ready, t, -1), _plus(self.me_other, t)  # D4: the object is now used
         harm = 0.0
         if fam == "use_restore":
             o[opt[2]] -= 1
@@ -361,24 +364,25 @@ class _Evaluator:
                 own, q, theirs = opt[2], opt[3], opt[4]
             else:
                 own, q, theirs = None, opt[2], opt[3]
-            qr, qo = tab.ready[q], tab.other[q].copy()
-            qo[theirs] -= 1
+            qo = _plus(self.other[q], theirs, -1)
             if own is not None:
                 o[own] -= 1
                 qo[own] += 1
             if fam != "use_destroy":
                 o[theirs] += 1
-            harm = self.beta[q] * (potential(qr, qo) - self.opp_now[q])
+            harm = self.beta[q] * (potential(self.ready[q], qo) - self.opp_now[q])
         elif fam == "use_decay":
-            for q in range(1, tab.n):
-                used = [u for u in range(_T) if _IS_OBJECT[u] and tab.other[q][u] > 0]
-                if not used:
-                    continue
-                best = None
-                for u in used:  # the opponent forfeits what costs him least
-                    qo = tab.other[q].copy()
-                    qo[u] -= 1
-                    v = potential(tab.ready[q], qo)
-                    best = v if best is None else max(best, v)
-                harm += self.beta[q] * (best - self.opp_now[q])
+            for q in range(1, self.tab.n):
+                # the opponent forfeits the used object that costs him least
+                after = [potential(self.ready[q], _plus(self.other[q], u, -1))
+                         for u in range(_T) if _IS_OBJECT[u] and self.other[q][u] > 0]
+                if after:
+                    harm += self.beta[q] * (max(after) - self.opp_now[q])
         return potential(r, o) - self.now - harm
+
+
+def _plus(counts: list[int], t: int, k: int = 1) -> list[int]:
+    """A copy of ``counts`` with ``k`` added at ``t``."""
+    out = list(counts)
+    out[t] += k
+    return out

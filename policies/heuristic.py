@@ -201,7 +201,7 @@ def parse(obs: np.ndarray) -> Table:
 
 # ---------------------------------------------------------------------------- parameters
 PARAMS: dict[str, Any] = {
-    "U": (0.0, 10.0, 21.0, 45.0),  # worth of a score of 0..3 (3 wins, F17)
+    "U": (0.0, 12.0, 28.0, 80.0),  # worth of a score of 0..3 (3 wins, F17)
     "D": (0.55, 0.33, 0.18, 0.09, 0.04, 0.02),  # stone routes: discount by stones still missing
     "second_route": 0.25,  # share of the second best scoring route in the stones' potential
     "stone_base": 0.3,  # every stone, for flexibility (Quack, Merchant, Troll...)
@@ -218,9 +218,9 @@ PARAMS: dict[str, Any] = {
     "tie_share": 0.4,  # share of a gold tie counted as a win (F14)
     "opp_black_use": 0.5,  # chance an opponent holding a black coin curses this auction
     "curse_min": 8.0,  # least threat worth a curse
-    "zero_prior": 0.1,  # prior chance an opponent bids nothing...
+    "zero_prior": 0.5,  # prior chance an opponent bids nothing...
     "zero_weight": 2.0,  # ... worth this many auctions of this turn's evidence
-    "zero_if_scoring": 0.3,  # factor on that chance when he could score with the character
+    "zero_if_scoring": 1.0,  # factor on that chance when he could score with the character
     "tie_zero": 0.3,  # chance an opponent bids no silver in a tie-break
     "jitter": 0.1,  # random spread of bid utilities (share of the value), against ties
 }

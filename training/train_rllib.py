@@ -1,0 +1,526 @@
+"""Train one shared policy for every seat with Ray RLlib's PPO; write it to policies/<run-name>/.
+
+    python -m training.train_rllib --config configs/rllib_ppo.yaml [--address auto | ray://HOST:10001]
+                                   [--set key=value ...] [--resume | --overwrite]
+
+RLlib's new API stack: the multi-agent form of the game (training/rllib_env.py: only the
+agent to act is observed), one RLModule shared by all seats (training/rllib_module.py: a
+plain MLP actor whose illegal actions are masked out, and a critic), ``num_env_runners``
+EnvRunner actors sampling in parallel, and a Learner that runs PPO. Without ``--address``
+(and ``ray.address`` unset) Ray starts on this machine; with ``--address auto`` the script
+joins the cluster this node belongs to (``ray start --head`` / ``ray start --address``), with
+``ray://HOST:10001`` it connects as a Ray client. See docs/rllib.md.
+
+Read top to bottom: the config (every key, its default and its check), the RLlib
+``PPOConfig`` it makes, the training loop (snapshots of the learner join the league of
+frozen opponents, evaluations against the heuristic, checkpoints for --resume), and the
+export: ``policy.npz`` (the actor's weights, played with numpy only by
+``load_policy("policies/<run-name>")``) and ``card.json``, as training/train.py writes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .config import ConfigError, EvalConfig, _build, parse_override
+from .train import git_commit
+
+MODULE_ID = "shared"  # the one RLModule every seat maps to
+ENV_NAME = "dragonstones_rllib"  # the name the env is registered under with Ray Tune's registry
+
+
+# ---------------------------------------------------------------------------- config
+@dataclass
+class RayConfig:
+    address: str | None = None  # None: start Ray here; "auto": join this node's cluster; "ray://host:10001"
+    num_env_runners: int = 2  # EnvRunner actors sampling in parallel (0: sample in the driver)
+    num_envs_per_env_runner: int = 1  # games stepped together in each EnvRunner (one batched forward pass)
+    num_cpus_per_env_runner: float = 1.0
+    rollout_fragment_length: int | str = "auto"  # env steps per EnvRunner per sample call; auto: batch / runners
+    sample_timeout_s: float = 120.0
+    num_learners: int = 0  # 0: learn in the driver; >= 1: Learner actors (data-parallel, one per GPU)
+    num_cpus_per_learner: float = 1.0
+    num_gpus_per_learner: float = 0.0
+    ship_code: bool = False  # upload dragonstones_env/, policies/, training/ to the cluster (runtime_env)
+
+
+@dataclass
+class RLlibPPOConfig:
+    learning_rate: float = 3e-4
+    train_batch_size: int = 2048  # env steps per update (per Learner)
+    minibatch_size: int = 256
+    num_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    vf_clip: float = 10.0  # RLlib's vf_clip_param (returns here are within [-1, 1])
+    max_grad_norm: float = 0.5
+    use_kl_loss: bool = False  # RLlib's adaptive KL penalty on top of clipping (SB3's PPO has none)
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # actor (and critic) hidden widths
+    activation: str = "tanh"  # or "relu"
+
+
+@dataclass
+class RLlibLeagueConfig:
+    # Weights per seat and episode: "self" (the learning policy), "snapshot" (a frozen copy of
+    # it), "heuristic", "random", "pool". {self: 1.0} is pure self-play.
+    mix: dict[str, float] = field(default_factory=lambda: {"self": 1.0})
+    pool: list[str] = field(default_factory=list)  # policy specs (loaded here, sent to the workers)
+    snapshot_every: int = 50_000  # env steps between frozen snapshots joining the league
+    max_snapshots: int = 8
+
+
+@dataclass
+class RLlibConfig:
+    run_name: str = "rllib_ppo"
+    env: str = "Dragonstones-v0"  # or "DrachenSchatten-v0"
+    num_players: int | list[int] = 4  # a list: one size drawn per episode
+    observation_mode: str = "recall"
+    reward_shaping: float = 0.0
+    total_timesteps: int = 200_000  # env steps: decisions of learning seats
+    seed: int = 0
+    torch_threads: int = 1  # of the driver (the Learner when num_learners is 0)
+    checkpoint_every: int = 50_000
+    runs_dir: str = "runs"
+    out_dir: str = "policies"
+    ray: RayConfig = field(default_factory=RayConfig)
+    ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
+    league: RLlibLeagueConfig = field(default_factory=RLlibLeagueConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        import dataclasses
+
+        return dataclasses.asdict(self)
+
+    @property
+    def game(self) -> str:
+        return "drachenschatten" if self.env.startswith("DrachenSchatten") else "dragonstones"
+
+    @property
+    def env_name(self) -> str:
+        return f"{self.game}_v0"
+
+    @property
+    def heuristic(self) -> str:
+        return "ds-heuristic" if self.game == "drachenschatten" else "heuristic"
+
+    @property
+    def player_range(self) -> range:
+        return range(2, 5) if self.game == "drachenschatten" else range(3, 7)
+
+
+def validate(cfg: RLlibConfig) -> RLlibConfig:
+    def need(ok: bool, key: str, why: str) -> None:
+        if not ok:
+            raise ConfigError(f"{key}: {why}")
+
+    from .rllib_env import LEAGUE_KINDS
+
+    need(cfg.env in ("Dragonstones-v0", "DrachenSchatten-v0"), "env", "must be Dragonstones-v0 or DrachenSchatten-v0")
+    sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
+    lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
+    need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
+    need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
+    need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
+    need(cfg.reward_shaping == 0 or cfg.game == "dragonstones", "reward_shaping", "exists for Dragonstones only")
+    need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
+    need(cfg.torch_threads >= 1, "torch_threads", "must be >= 1")
+    need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")
+    need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
+    r = cfg.ray
+    need(r.address is None or r.address == "auto" or r.address.startswith(("ray://", "localhost:"))
+         or ":" in r.address, "ray.address", "null, 'auto', 'ray://HOST:PORT' or 'HOST:PORT'")
+    need(r.num_env_runners >= 0, "ray.num_env_runners", "must be >= 0")
+    need(r.num_envs_per_env_runner >= 1, "ray.num_envs_per_env_runner", "must be >= 1")
+    need(r.num_cpus_per_env_runner >= 0, "ray.num_cpus_per_env_runner", "must be >= 0")
+    need(r.rollout_fragment_length == "auto" or (isinstance(r.rollout_fragment_length, int)
+                                                 and r.rollout_fragment_length >= 1),
+         "ray.rollout_fragment_length", "must be 'auto' or an int >= 1")
+    need(r.sample_timeout_s > 0, "ray.sample_timeout_s", "must be > 0")
+    need(r.num_learners >= 0, "ray.num_learners", "must be >= 0")
+    need(r.num_cpus_per_learner >= 0 and r.num_gpus_per_learner >= 0, "ray.num_cpus_per_learner/num_gpus_per_learner",
+         "must be >= 0")
+    p = cfg.ppo
+    need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
+    need(p.train_batch_size >= 2, "ppo.train_batch_size", "must be >= 2")
+    need(1 <= p.minibatch_size <= p.train_batch_size, "ppo.minibatch_size", "must be 1..train_batch_size")
+    need(p.num_epochs >= 1, "ppo.num_epochs", "must be >= 1")
+    need(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]")
+    need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
+    need(p.clip_range > 0, "ppo.clip_range", "must be > 0")
+    need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
+    need(p.vf_clip > 0, "ppo.vf_clip", "must be > 0")
+    need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
+    need(bool(p.net_arch) and all(w > 0 for w in p.net_arch), "ppo.net_arch", "layer widths must be > 0")
+    need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
+    lg = cfg.league
+    need(set(lg.mix) <= set(LEAGUE_KINDS), "league.mix", f"kinds are {list(LEAGUE_KINDS)}")
+    need(all(w >= 0 for w in lg.mix.values()) and sum(lg.mix.values()) > 0, "league.mix",
+         "weights must be >= 0 with a positive sum")
+    need(lg.mix.get("pool", 0) == 0 or bool(lg.pool), "league.pool", "lists no policy but league.mix.pool > 0")
+    need(lg.snapshot_every > 0, "league.snapshot_every", "must be > 0")
+    need(lg.max_snapshots >= 1, "league.max_snapshots", "must be >= 1")
+    e = cfg.eval
+    need(e.every > 0 and e.games >= 1 and e.final_games >= 0, "eval", "every > 0, games >= 1, final_games >= 0")
+    need(lo <= e.players <= hi, "eval.players", f"must be {lo}..{hi}")
+    return cfg
+
+
+def load_config(path: str | Path | None, overrides: list[str] = ()) -> RLlibConfig:
+    """The config of a YAML file (or the defaults), with ``key=value`` overrides applied."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = yaml.safe_load(Path(path).read_text()) or {}
+        except OSError as err:
+            raise ConfigError(f"cannot read config {path}: {err}") from None
+        except yaml.YAMLError as err:
+            raise ConfigError(f"config {path} is not valid YAML: {err}") from None
+    for text in overrides:
+        keys, value = parse_override(text)
+        node = data
+        for k in keys[:-1]:
+            node = node.setdefault(k, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"--set {text!r}: {k} is not a section")
+        node[keys[-1]] = value
+    return validate(_build(RLlibConfig, data))
+
+
+# ---------------------------------------------------------------------------- the RLlib side
+def env_config(cfg: RLlibConfig) -> dict[str, Any]:
+    """What every env runner builds its games from (picklable: it travels to the cluster)."""
+    options: dict[str, Any] = {}
+    if cfg.game == "dragonstones":
+        options = {"observation_mode": cfg.observation_mode, "reward_shaping": cfg.reward_shaping}
+    league = None
+    if set(k for k, w in cfg.league.mix.items() if w > 0) != {"self"}:
+        league = {"mix": dict(cfg.league.mix), "pool": [pool_item(s) for s in cfg.league.pool],
+                  "max_snapshots": cfg.league.max_snapshots, "heuristic": cfg.heuristic}
+    return {"game": cfg.game, "num_players": cfg.num_players, "env_options": options, "league": league,
+            "seed": cfg.seed}
+
+
+def pool_item(spec: str) -> Any:
+    """A pool spec as the env runners get it: a built-in name, or the checkpoint's actor weights
+    (read here, so that remote nodes need no copy of the file)."""
+    from policies import load_policy
+    from policies.checkpoint import CheckpointPolicy
+
+    policy = load_policy(spec)
+    if isinstance(policy, CheckpointPolicy):
+        return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation}
+    return spec
+
+
+def make_env(env_ctx: Any) -> Any:
+    from .rllib_env import DragonstonesMultiAgentEnv
+
+    return DragonstonesMultiAgentEnv(env_ctx)
+
+
+def build_config(cfg: RLlibConfig) -> Any:
+    """The RLlib ``PPOConfig`` of a run."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from .rllib_module import MaskedMLPModule
+
+    register_env(ENV_NAME, make_env)
+    r, p = cfg.ray, cfg.ppo
+    return (
+        PPOConfig()
+        .framework("torch")
+        # RLlib's env checker steps random unmasked actions, which this game refuses (ValueError):
+        # tests/rllib/test_rllib.py checks the env's multi-agent API instead.
+        .environment(env=ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
+        .env_runners(
+            num_env_runners=r.num_env_runners,
+            num_envs_per_env_runner=r.num_envs_per_env_runner,
+            num_cpus_per_env_runner=r.num_cpus_per_env_runner,
+            rollout_fragment_length=r.rollout_fragment_length,
+            sample_timeout_s=r.sample_timeout_s,
+        )
+        .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner,
+                  num_gpus_per_learner=r.num_gpus_per_learner)
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            MODULE_ID: RLModuleSpec(module_class=MaskedMLPModule,
+                                    model_config={"hiddens": list(p.net_arch), "activation": p.activation}),
+        }))
+        .training(
+            lr=p.learning_rate,
+            train_batch_size_per_learner=p.train_batch_size,
+            minibatch_size=p.minibatch_size,
+            num_epochs=p.num_epochs,
+            gamma=p.gamma,
+            lambda_=p.gae_lambda,
+            clip_param=p.clip_range,
+            entropy_coeff=p.ent_coef,
+            vf_loss_coeff=p.vf_coef,
+            vf_clip_param=p.vf_clip,
+            grad_clip=p.max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=p.use_kl_loss,
+        )
+        .debugging(seed=cfg.seed, log_level="WARN")
+    )
+
+
+def init_ray(cfg: RLlibConfig) -> None:
+    import ray
+
+    if ray.is_initialized():
+        return
+    kwargs: dict[str, Any] = {"log_to_driver": True}
+    if cfg.ray.ship_code:
+        import dragonstones_env
+        import policies
+        import training
+
+        kwargs["runtime_env"] = {"py_modules": [dragonstones_env, policies, training]}
+    if cfg.ray.address:
+        ray.init(address=cfg.ray.address, **kwargs)
+    else:
+        ray.init(**kwargs)
+
+
+def current_weights(algo: Any) -> list[tuple[Any, Any]]:
+    """The learner's actor weights, in ``policy.npz``'s convention (also with remote Learners)."""
+    from .rllib_module import actor_weights_from_state
+
+    return actor_weights_from_state(algo.learner_group.get_weights([MODULE_ID])[MODULE_ID])
+
+
+def push_snapshot(algo: Any, snapshot: dict[str, Any]) -> None:
+    """A frozen snapshot joins the league of every env of every env runner (local and remote)."""
+
+    def add(runner: Any) -> int:
+        envs = getattr(getattr(runner, "env", None), "envs", None) or []
+        for env in envs:
+            env.unwrapped.add_snapshot(snapshot)
+        return len(envs)
+
+    algo.env_runner_group.foreach_env_runner(add, local_env_runner=True)
+
+
+def sampled_steps(result: dict[str, Any]) -> int:
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+    return int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0)
+               or result.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
+
+
+def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, opponent: str,
+                     seed: int) -> dict[str, Any]:
+    """The policy (sampling) in one seat against ``opponent`` bots, seats rotated (as training/train.py)."""
+    from dragonstones_env.arena import seat_rotated_match
+    from policies import load_policy
+    from policies.checkpoint import CheckpointPolicy
+
+    from .rllib_env import _aec_module
+
+    make = _aec_module(cfg.game).env
+    hero = CheckpointPolicy(weights, activation, spec="training", seed=seed)
+    others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
+    return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
+
+
+def machine() -> dict[str, Any]:
+    import os
+    import platform
+
+    import ray
+    import torch
+
+    return {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "torch": torch.__version__, "ray": ray.__version__}
+
+
+def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], env_name: str) -> Path:
+    """``policy.npz`` + ``card.json``: a checkpoint folder ``load_policy`` plays with numpy only."""
+    from policies.checkpoint import CheckpointPolicy
+    from policies.registry import CARD_FILE, POLICY_FILE, expected_layout
+
+    folder.mkdir(parents=True, exist_ok=True)
+    CheckpointPolicy(weights, activation).save_npz(folder / POLICY_FILE)
+    card = {"algorithm": "RLlibPPO", "env": env_name, "layout": expected_layout(env_name), **card}
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")
+    return folder
+
+
+# ---------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="YAML config (see configs/rllib_ppo.yaml and docs/rllib.md)")
+    parser.add_argument("--address", help="Ray address: 'auto' (a cluster this node is in) or 'ray://HOST:10001' "
+                        "(overrides ray.address; default: start Ray on this machine)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one config key, e.g. --set ray.num_env_runners=4 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--overwrite", action="store_true", help="delete an existing run of this name first")
+    parser.add_argument("--bench-sampling", type=int, metavar="STEPS", default=0,
+                        help="only measure sampling: STEPS env steps per env runner, timed; print steps/s")
+    args = parser.parse_args(argv)
+    overrides = list(args.set) + ([f"ray.address={args.address}"] if args.address else [])
+    try:
+        cfg = load_config(args.config, overrides)
+    except ConfigError as err:
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)
+    if args.bench_sampling:
+        init_ray(cfg)
+        print(json.dumps(bench_sampling(cfg, args.bench_sampling)))
+        return 0
+
+    run_dir = Path(cfg.runs_dir) / cfg.run_name
+    snapshot_dir, ckpt_dir = run_dir / "snapshots", run_dir / "checkpoint"
+    out_dir = Path(cfg.out_dir) / cfg.run_name
+    if args.overwrite and not args.resume and run_dir.exists():
+        shutil.rmtree(run_dir)
+    if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
+        print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
+        return 2
+    if args.resume and not (ckpt_dir / "state.json").is_file():
+        print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
+        return 2
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+
+    init_ray(cfg)
+    algo = build_config(cfg).build_algo()
+    state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
+    if args.resume:
+        algo.restore_from_path(str((ckpt_dir / "algo").resolve()))
+        state = json.loads((ckpt_dir / "state.json").read_text())
+        print(f"resuming {cfg.run_name} at {state['steps']} env steps")
+    snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
+    if snapshots_used and snapshot_dir.is_dir():  # a resumed run's league gets its snapshots back
+        from policies.checkpoint import CheckpointPolicy
+
+        for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
+            old = CheckpointPolicy.load(folder, str(folder), {})
+            push_snapshot(algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
+    eval_csv = run_dir / "eval.csv"
+    if not eval_csv.exists():
+        eval_csv.write_text("timesteps,win_rate,ci_low,ci_high\n")
+
+    activation = cfg.ppo.activation
+    steps = state["steps"]
+    next_snapshot = (steps // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
+    next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
+    next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+
+    def save_checkpoint() -> None:
+        ckpt_dir.mkdir(parents=True, exist_ok=True)
+        algo.save_to_path(str((ckpt_dir / "algo").resolve()))
+        (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
+
+    started = time.time()
+    iteration = 0
+    while steps < cfg.total_timesteps:
+        result = algo.train()
+        iteration += 1
+        steps = state["steps"] = sampled_steps(result)
+        now = time.time()
+        state["wall_time"] += now - started
+        started = now
+        runners = result.get("env_runners", {})
+        print(f"iter {iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
+              f"{steps / max(state['wall_time'], 1e-9):.0f} steps/s overall, "
+              f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
+        if steps >= next_snapshot:
+            next_snapshot = (steps // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
+            weights = current_weights(algo)
+            folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
+                                  {"steps": steps, "snapshot": True}, cfg.env_name)
+            for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
+                shutil.rmtree(old)
+            if snapshots_used:
+                push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
+        if steps >= next_eval:
+            next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
+            r = evaluate_weights(current_weights(algo), activation, cfg, cfg.eval.games, cfg.heuristic,
+                                 seed=10_000 + steps)
+            low, high = r["ci95"]
+            with eval_csv.open("a") as f:
+                f.write(f"{steps},{r['rate']:.4f},{low:.4f},{high:.4f}\n")
+            state["evaluations"].append({"timesteps": steps, **r})
+            print(f"  eval vs {cfg.heuristic}: {r['rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)
+        if steps >= next_ckpt:
+            next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+            save_checkpoint()
+    state["wall_time"] += time.time() - started
+    save_checkpoint()
+
+    # -- the result: the actor's weights, its card, and a final evaluation
+    weights = current_weights(algo)
+    algo.stop()
+    final = {}
+    for opponent in (cfg.heuristic, "random"):
+        if cfg.eval.final_games:
+            r = evaluate_weights(weights, activation, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
+            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
+            low, high = r["ci95"]
+            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
+                  f"{opponent} bots over {r['games']} games")
+    card = {
+        "steps": steps,
+        "wall_time_s": round(state["wall_time"], 1),
+        "config": cfg.to_dict(),
+        "machine": machine(),
+        "git_commit": git_commit(),
+        "evaluation": final,
+        "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
+        "rllib_checkpoint": str(ckpt_dir / "algo"),
+    }
+    write_policy(out_dir, weights, activation, card, cfg.env_name)
+    print(f"wrote {out_dir} ({steps} env steps, {state['wall_time']:.0f} s); "
+          f"load it with load_policy({str(out_dir)!r})")
+    return 0
+
+
+# ---------------------------------------------------------------------------- sampling benchmark
+def bench_sampling(cfg: RLlibConfig, steps: int, repeats: int = 3) -> dict[str, Any]:
+    """Env steps/s of the env runners' ``sample()`` (the policy's forward pass, the games, the
+    episode bookkeeping), all runners at once; no learning. The best of ``repeats`` timings."""
+    algo = build_config(cfg).build_algo()
+    group = algo.env_runner_group
+    remote = cfg.ray.num_env_runners > 0
+
+    def sample(runner: Any) -> int:
+        episodes = runner.sample(num_timesteps=steps, force_reset=False)
+        return sum(e.env_steps() for e in episodes)
+
+    group.foreach_env_runner(sample, local_env_runner=not remote)  # warm-up
+    best = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        counts = group.foreach_env_runner(sample, local_env_runner=not remote)
+        elapsed = time.perf_counter() - t0
+        best = max(best, sum(counts) / elapsed)
+    algo.stop()
+    return {"num_env_runners": cfg.ray.num_env_runners, "num_envs_per_env_runner": cfg.ray.num_envs_per_env_runner,
+            "steps_per_runner": steps, "env_steps_per_s": round(best, 1)}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
