@@ -11,13 +11,16 @@ How it plays (rulings F1-F43 of ``shared/RULINGS.md``):
   discounted by the stones still missing) plus his coins. A character is worth what
   winning it adds to that (choosing the best option of its power), plus a *denial* part
   when an opponent could score with it (much more if it would win him the game).
-* **Bids.** The opponents are modelled as bidding uniformly over what they hold (their
-  coins are read in recall mode, estimated in table mode), which gives the chance of
-  winning with each bid value. Fairy gold is priced by a per-turn shadow price: the
-  lowest price at which the bids the bot would like to make on the characters still
-  face down fit in the fairy left (F9: it comes back, so late in a turn it is nearly
-  free). Common gold and amulets are priced as the permanent coins they are; the bid
-  maximises ``P(win) x value - cost``.
+* **Bids.** Each opponent is modelled as bidding nothing with the rate at which he has
+  bid nothing so far this turn (from the revealed bids; a prior at the turn's start),
+  and otherwise uniformly over what he holds (coins read in recall mode, estimated from
+  the start holdings and his spent fairy gold in table mode). That gives the chance of
+  winning with each bid value; the Witch's curse held by an opponent lowers it. Fairy
+  gold is priced by a per-turn shadow price: the lowest price at which the bids the bot
+  would like to make on this character and those still face down fit in the fairy left
+  (F9: it comes back, so late in a turn it is nearly free). Common gold and amulets are
+  priced as the permanent coins they are; the bid maximises ``P(win) x value - cost``,
+  with a little seeded noise so that copies of the bot rarely tie.
 * **Black coin.** Cursed (F12) on a character that would let an opponent win, or on the
   most dangerous character of the turn when no worse one is still face down.
 * **Powers.** Each choice maximises the bot's value minus a share of the harm it does
@@ -218,14 +221,14 @@ PARAMS: dict[str, Any] = {
     "tie_share": 0.4,  # share of a gold tie counted as a win (F14)
     "opp_black_use": 0.5,  # chance an opponent holding a black coin curses this auction
     "curse_min": 8.0,  # least threat worth a curse
-    "zero_prior": 0.5,  # prior chance an opponent bids nothing...
+    "zero_prior": 0.9,  # prior chance an opponent bids nothing...
     "zero_weight": 2.0,  # ... worth this many auctions of this turn's evidence
     "zero_if_scoring": 1.0,  # factor on that chance when he could score with the character
     "tie_zero": 0.3,  # chance an opponent bids no silver in a tie-break
     "jitter": 0.1,  # random spread of bid utilities (share of the value), against ties
 }
 _LAMBDAS = np.array([0.0, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.7, 2.2, 3.0, 4.0, 6.0])
-_VMAX = 2 * (A.FAIRY_CAP + A.COMMON_CAP) + 2
+_VMAX = 2 * max(A.FAIRY_CAP + A.COMMON_CAP, A.SILVER_CAP)  # the highest bid value (F10, F14)
 _POSITIVE = (np.arange(_VMAX + 1) > 0).astype(float)  # P(a bid of nothing < v)
 _ALL_PAYMENTS: dict[int, list[tuple[int, int, int]]] = {
     t: [p for p in A.PAYMENTS if sum(p) == t] for t in (2, 3, 4, 5)
@@ -239,10 +242,11 @@ _SCORING = {"Magician", "Wizard", "Sorcerer", "Enchantress", "Sorcerer's Apprent
 _THREATS = _SCORING | {"Ghost", "Imp"}  # characters an opponent may score with
 
 
-def _uniform_cdfs(fairy: int, common: int, amulet: bool) -> tuple[np.ndarray, np.ndarray]:
-    """P(value < v) and P(value <= v), v = 0.._VMAX, of a bid uniform over the holdings."""
-    f = np.full(min(fairy, A.FAIRY_CAP) + 1, 1.0 / (min(fairy, A.FAIRY_CAP) + 1))
-    c = np.full(min(common, A.COMMON_CAP) + 1, 1.0 / (min(common, A.COMMON_CAP) + 1))
+def _uniform_cdfs(coins: int, common: int, amulet: bool) -> tuple[np.ndarray, np.ndarray]:
+    """P(value < v) and P(value <= v), v = 0.._VMAX, of a bid uniform over the holdings:
+    ``coins`` fairy gold (or silver, in a tie-break) and ``common`` gold, doubled by an amulet half the time."""
+    f = np.full(coins + 1, 1.0 / (coins + 1))
+    c = np.full(common + 1, 1.0 / (common + 1))
     s = np.convolve(f, c)
     pmf = np.zeros(_VMAX + 1)
     if amulet:
@@ -267,6 +271,7 @@ class HeuristicPolicy:
         self._pot: dict[tuple, float] = {}
         self._cdf: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._gain_cache: dict[tuple, float] = {}
+        self._curves: dict[tuple, np.ndarray] = {}
 
     def __repr__(self) -> str:
         return f"HeuristicPolicy(seed={self.seed})"
@@ -359,6 +364,8 @@ class HeuristicPolicy:
             if v is not None:
                 return v
             v = self._simple_gain(card, score, stones, t)
+            if len(self._gain_cache) > 50000:
+                self._gain_cache.clear()
             self._gain_cache[key] = v
             return v
         if card == "Witch":
@@ -547,8 +554,8 @@ class HeuristicPolicy:
         return best
 
     # ------------------------------------------------------------------ bids
-    def _cdf_of(self, s: Seat) -> tuple[np.ndarray, np.ndarray]:
-        key = (s.fairy, s.common, s.amulets > 0)
+    def _cdf_of(self, coins: int, common: int, amulet: bool) -> tuple[np.ndarray, np.ndarray]:
+        key = (coins, common, amulet)
         cdf = self._cdf.get(key)
         if cdf is None:
             cdf = self._cdf[key] = _uniform_cdfs(*key)
@@ -560,26 +567,39 @@ class HeuristicPolicy:
         Each opponent bids nothing with some chance (how often he has bid nothing this turn,
         less when he could score with this character), else uniformly over his coins.
         """
+        done = max(0, t.auctions_held - 1)  # this turn's auctions with revealed bids
+        zeros = (view(t.obs, "bids")[:done, : t.n, _B["value"]] == 0).sum(axis=0).tolist() if done else None
+        scoring = self.p["zero_if_scoring"] != 1.0 and t.card is not None
+        opponents = tuple(
+            (s.fairy, s.common, s.amulets > 0, s.black > 0, zeros[s.rel] if zeros else 0,
+             scoring and self.points_with(t.card, s, t) > 0)
+            for s in t.seats[1:]
+        )
+        key = (*opponents, done)
+        win = self._curves.get(key)
+        if win is not None:
+            return win
+        prior, weight = self.p["zero_prior"], self.p["zero_weight"]
         lt = np.ones(_VMAX + 1)
         le = np.ones(_VMAX + 1)
         clean = 1.0
-        done = max(0, t.auctions_held - 1)  # this turn's auctions with revealed bids
-        zeros = (view(t.obs, "bids")[:done, : t.n, _B["value"]] == 0).sum(axis=0).tolist() if done else None
-        prior, weight = self.p["zero_prior"], self.p["zero_weight"]
-        for s in t.seats[1:]:
-            a, b = self._cdf_of(s)
-            z = (prior * weight + (zeros[s.rel] if zeros else 0)) / (weight + done)
-            if t.card is not None and self.points_with(t.card, s, t):
+        for fairy, common, amulet, black, zero, scores in key[:-1]:
+            a, b = self._cdf_of(min(fairy, A.FAIRY_CAP), min(common, A.COMMON_CAP), amulet)
+            z = (prior * weight + zero) / (weight + done)
+            if scores:
                 z *= self.p["zero_if_scoring"]
             if z > 0:
                 a = (1 - z) * a + z * _POSITIVE
                 b = (1 - z) * b + z
             lt = lt * a
             le = le * b
-            if s.black:
+            if black:
                 clean *= 1.0 - self.p["opp_black_use"]
         win = (lt + self.p["tie_share"] * (le - lt)) * clean
         win[0] = 0.0
+        if len(self._curves) > 20000:
+            self._curves.clear()
+        self._curves[key] = win
         return win
 
     def card_value(self, card: str, t: Table) -> float:
@@ -649,8 +669,9 @@ class HeuristicPolicy:
             candidates.append(eu)
         eu_all = np.concatenate(candidates)
         if self.p["jitter"]:  # near-equal bids: pick one at random, so that copies of the bot rarely tie
-            eu_all = eu_all + self.rng.random(len(eu_all)) * (self.p["jitter"] * value)
-        i = self._pick(eu_all)
+            i = int((eu_all + self.rng.random(len(eu_all)) * (self.p["jitter"] * value)).argmax())
+        else:
+            i = self._pick(eu_all)
         a, s = divmod(i, len(sums))
         return A.encode(("bid", int(f_used[s]), int(c_used[s]), 0, a), 0, t.n)
 
@@ -666,7 +687,7 @@ class HeuristicPolicy:
         z = self.p["tie_zero"]
         for s in t.seats[1:]:
             if s.in_tiebreak:  # silver bid: nothing with some chance, else uniform over his silver (F14)
-                a, _ = self._cdf_of(Seat(s.rel, 0, (0, 0, 0), s.silver, 0, 0, 0, s.amulets, 0, False, s.known, True))
+                a, _ = self._cdf_of(min(s.silver, A.SILVER_CAP), 0, s.amulets > 0)
                 lt = lt * ((1 - z) * a + z * _POSITIVE)
         lt[0] = 0.0
         sums = np.arange(silver + 1)
@@ -678,8 +699,9 @@ class HeuristicPolicy:
             cands.append(eu)
         eu_all = np.concatenate(cands)
         if self.p["jitter"]:
-            eu_all = eu_all + self.rng.random(len(eu_all)) * (self.p["jitter"] * value)
-        i = self._pick(eu_all)
+            i = int((eu_all + self.rng.random(len(eu_all)) * (self.p["jitter"] * value)).argmax())
+        else:
+            i = self._pick(eu_all)
         a, s = divmod(i, len(sums))
         return A.encode(("tiebreak", int(s), a), 0, t.n)
 

@@ -501,26 +501,30 @@ def main(argv: list[str] | None = None) -> int:
 # ---------------------------------------------------------------------------- sampling benchmark
 def bench_sampling(cfg: RLlibConfig, steps: int, repeats: int = 3) -> dict[str, Any]:
     """Env steps/s of the env runners' ``sample()`` (the policy's forward pass, the games, the
-    episode bookkeeping), all runners at once; no learning. The best of ``repeats`` timings."""
+    episode bookkeeping), all runners at once, no learning: the best of ``repeats`` timings. Also
+    the CPU time each runner spends per env step (what the machine's load does not change)."""
     algo = build_config(cfg).build_algo()
     group = algo.env_runner_group
     remote = cfg.ray.num_env_runners > 0
 
-    def sample(runner: Any) -> int:
+    def sample(runner: Any) -> tuple[int, float]:
+        cpu = time.process_time()
         episodes = runner.sample(num_timesteps=steps, force_reset=False)
-        return sum(e.env_steps() for e in episodes)
+        return sum(e.env_steps() for e in episodes), time.process_time() - cpu
 
     group.foreach_env_runner(sample, local_env_runner=not remote)  # warm-up
-    best = 0.0
+    best, cpu_per_step = 0.0, float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        counts = group.foreach_env_runner(sample, local_env_runner=not remote)
+        results = group.foreach_env_runner(sample, local_env_runner=not remote)
         elapsed = time.perf_counter() - t0
-        best = max(best, sum(counts) / elapsed)
+        count = sum(n for n, _ in results)
+        best = max(best, count / elapsed)
+        cpu_per_step = min(cpu_per_step, sum(c for _, c in results) / count)
     algo.stop()
     return {"num_env_runners": cfg.ray.num_env_runners, "num_envs_per_env_runner": cfg.ray.num_envs_per_env_runner,
-            "steps_per_runner": steps, "env_steps_per_s": round(best, 1)}
-
+            "steps_per_runner": steps, "env_steps_per_s": round(best, 1),
+            "runner_cpu_ms_per_step": round(1000 * cpu_per_step, 3)}
 
 if __name__ == "__main__":
     sys.exit(main())
