@@ -53,10 +53,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..aec import TurnBasedEnv
 from ..layout import signature
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
@@ -80,206 +80,70 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):  # PettingZoo's naming convention
+class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     metadata = {
         "name": "drachenschatten_v0",
         "layout": LAYOUT_SIGNATURE,
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }
+    OPTIONS = OPTIONS
+    MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
+    NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
 
-    def __init__(self, render_mode: str | None = None, **options: Any):
-        super().__init__()
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {unknown}; allowed options: {sorted(OPTIONS)} and render_mode")
-        cfg = {**OPTIONS, **options}
-        n = cfg["num_players"]
-        if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {n!r}")
-        if cfg["illegal_action"] not in ("raise", "penalize"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {cfg['illegal_action']!r}")
+    def _validate(self, cfg: dict[str, Any]) -> None:
         m = cfg["max_steps"]
         if isinstance(m, bool) or not isinstance(m, int) or m < 1:
             raise ValueError(f"max_steps must be a positive int, got {m!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.options = cfg
-        self.num_players = n
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        self._obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (A.NUM_ACTIONS,), np.int8),
-            }
-        )
-        self._act_space = spaces.Discrete(A.NUM_ACTIONS)
-        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self._act_space for a in self.possible_agents}
-        self._seeder = np.random.default_rng()
-        self._observer = Observer()
-        self.game: DrachenSchattenGame | None = None
 
-    # ------------------------------------------------------------------ PettingZoo API
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self._obs_space
+    def _new_game(self, seed: int) -> DrachenSchattenGame:
+        return DrachenSchattenGame(self.num_players, seed=seed, max_steps=self.options["max_steps"])
 
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self._act_space
+    def _new_observer(self) -> Observer:
+        return Observer()
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._seeder = np.random.default_rng(seed)
-            game_seed = int(seed)
-        else:
-            game_seed = int(self._seeder.integers(2**63))
-        self.game = DrachenSchattenGame(self.num_players, seed=game_seed, max_steps=self.options["max_steps"])
-        self._observer = Observer()
-        self._done = False
-        self._penalized: str | None = None
-        self._mask_cache: tuple[int, np.ndarray] | None = None
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.decision.player]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        obs = self._observer.observe(self.game, seat)
-        d = self.game.decision
-        if d is not None and d.player == seat and not self._done:
-            mask = self._legal_mask().copy()
-        else:
-            mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        return {"observation": obs, "action_mask": mask}
-
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def _compute_mask(self) -> np.ndarray:
         game = self.game
-        seat = self.agent_name_mapping[agent]
-        why = self._why_illegal(action)
-        if why is not None:
-            if self.options["illegal_action"] == "penalize":
-                self._penalize(agent, why)
-                return
-            d = game.decision
-            legal = self.legal_actions()
-            raise ValueError(
-                f"illegal action {action!r} by {agent} at decision {d.kind!r}"
-                f"{' (' + d.card + ')' if d.card else ''}: {why}; legal actions: {legal[:20]}"
-                f"{'...' if len(legal) > 20 else ''}"
-            )
-        game.apply(A.decode(int(action), seat, self.num_players))
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
-        if game.over:
-            self._finish()
-        else:
-            self.agent_selection = self.possible_agents[game.decision.player]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def render(self) -> str | None:
-        if self.render_mode is None or self.game is None:
-            return None
-        text = self.render_text(self.agent_name_mapping[self.agent_selection])
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
-
-    # ------------------------------------------------------------------ extras
-    def state_dict(self) -> dict[str, Any]:
-        """JSON snapshot: the engine's public :meth:`~.rules.DrachenSchattenGame.state_dict`
-        (stacks' remaining counts, collections with ready state, turn, whose turn, decision, ...)
-        plus ``agent_selection`` and ``penalized`` (the agent whose illegal action ended the game)."""
-        d = self.game.state_dict()
-        d["agent_selection"] = self.agent_selection
-        d["penalized"] = self._penalized
-        return d
-
-    def describe_action(self, action: int) -> str:
-        """A readable description of an action, seats relative to the actor, e.g.
-        ``"use gem trade: give used key restore to seat +1 for their used shield protect-dragon"``."""
-        text = A.describe(action)
-        d = self.game.decision if self.game is not None else None
-        if d is not None and d.card and A.family_of(action).name in _CARD_FAMILIES:
-            text = f"{d.card}: {text}"
-        return text
-
-    def legal_actions(self) -> list[int]:
-        """The legal action indices of the current decision."""
-        if self.game is None or self.game.decision is None or self._done:
-            return []
-        return np.flatnonzero(self._legal_mask()).tolist()
-
-    @staticmethod
-    def observation_layout() -> dict[str, slice]:
-        """Name -> slice of every piece of the observation vector (see :mod:`.observation`)."""
-        return {name: piece.slice for name, piece in LAYOUT.items()}
-
-    # ------------------------------------------------------------------ internals
-    def _legal_mask(self) -> np.ndarray:
-        game = self.game
-        key = len(game.record)  # append-only: a new entry for every change of state
-        if self._mask_cache is not None and self._mask_cache[0] == key:
-            return self._mask_cache[1]
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
         actor = game.decision.player
         for option in game.legal_options():
             mask[A.encode(option, actor, self.num_players)] = 1
-        self._mask_cache = (key, mask)
         return mask
 
-    def _why_illegal(self, action: Any) -> str | None:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return f"an action is an int in 0..{A.NUM_ACTIONS - 1}, got {type(action).__name__}"
-        if not 0 <= action < A.NUM_ACTIONS:
-            return f"actions are 0..{A.NUM_ACTIONS - 1}"
-        if not self._legal_mask()[action]:
-            return f"{A.describe(int(action))!r} is not legal now"
-        return None
+    def _decode(self, action: int, seat: int) -> tuple:
+        return A.decode(action, seat, self.num_players)
 
-    def _penalize(self, agent: str, why: str) -> None:
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
-        self.rewards[agent] = -1.0
-        self.terminations = {a: True for a in self.agents}
-        self._done = True
-        self._penalized = agent
-        self.infos[agent] = {"illegal_action": why}
-        self._accumulate_rewards()
+    def _describe(self, action: int) -> str:
+        return A.describe(action)
 
-    def _finish(self) -> None:
+    def _card_prefix(self, action: int) -> bool:
+        return A.family_of(action).name in _CARD_FAMILIES
+
+    def _final_rewards(self) -> list[float] | None:
         """D6/D7 end: each of k winners +1/k, each other player -1/(n-k); all winners: 0 for all."""
         game = self.game
-        self._done = True
         if game.truncated:
-            self.truncations = {a: True for a in self.agents}
-            return
+            return None
         n, winners = self.num_players, set(game.winners)
         k = len(winners)
-        if k < n:
-            for p, a in enumerate(self.possible_agents):
-                self.rewards[a] = 1.0 / k if p in winners else -1.0 / (n - k)
-        self.terminations = {a: True for a in self.agents}
-        for a in self.agents:
-            self.infos[a] = {"winners": [self.possible_agents[p] for p in game.winners],
-                             "end_reason": game.end_reason}
+        if k == n:
+            return [0.0] * n
+        return [1.0 / k if p in winners else -1.0 / (n - k) for p in range(n)]
+
+    def _winners(self) -> list[int]:
+        return list(self.game.winners)
+
+    def _finish(self) -> None:
+        super()._finish()
+        if self.terminations[self.agent_selection]:
+            for a in self.agents:
+                self.infos[a]["end_reason"] = self.game.end_reason
+
+    def state_dict(self) -> dict[str, Any]:
+        """JSON snapshot: the engine's public :meth:`~.rules.DrachenSchattenGame.state_dict`
+        (stacks' remaining counts, collections with ready state, turn, whose turn, decision, ...)
+        plus ``agent_selection`` and ``penalized`` (the agent whose illegal action ended the game)."""
+        return {**super().state_dict(), "agent_selection": self.agent_selection}
 
     def render_text(self, viewer: int) -> str:
         """The table as seat ``viewer`` may see it: public cards plus the viewer's own torch memory."""
@@ -305,7 +169,6 @@ class raw_env(AECEnv):  # PettingZoo's naming convention
             lines.append(f"decision: {d.kind}{' (' + d.card + ')' if d.card else ''} by player_{d.player}"
                          + (" - turn-over done" if g.turned_over and d.kind == "turn" else ""))
         return "\n".join(lines)
-
 
 
 def _state(g: DrachenSchattenGame, cid: int) -> str:

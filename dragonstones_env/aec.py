@@ -1,0 +1,247 @@
+"""The AEC plumbing shared by every game here: one player decides at a time, masked actions.
+
+A game's environment subclasses :class:`TurnBasedEnv` and fills in what is its own: the
+engine it builds (:meth:`_new_game`), how it observes (:meth:`_new_observer`), the legal mask
+of the current decision (:meth:`_compute_mask`), how an action becomes an engine option
+(:meth:`_decode`), the final rewards (:meth:`_final_rewards`) and its table in text
+(:meth:`render_text`). Options, spaces, seeding, illegal actions (raise or penalize),
+reward bookkeeping and rendering are here, once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+
+class TurnBasedEnv(AECEnv):
+    OPTIONS: ClassVar[dict[str, Any]] = {}  # the game's options and their defaults ("num_players" first)
+    MIN_PLAYERS: ClassVar[int]
+    MAX_PLAYERS: ClassVar[int]
+    NUM_ACTIONS: ClassVar[int]
+    OBS_SIZE: ClassVar[int]
+    OBS_HIGH: ClassVar[float]
+    LAYOUT: ClassVar[dict]
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        super().__init__()
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown}; allowed options: {sorted(self.OPTIONS)} and render_mode")
+        cfg = {**self.OPTIONS, **options}
+        n = cfg["num_players"]
+        if isinstance(n, bool) or not isinstance(n, int) or not self.MIN_PLAYERS <= n <= self.MAX_PLAYERS:
+            raise ValueError(f"num_players must be an int from {self.MIN_PLAYERS} to {self.MAX_PLAYERS}, got {n!r}")
+        if cfg["illegal_action"] not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {cfg['illegal_action']!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self._validate(cfg)
+        self.options = cfg
+        self.num_players = n
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, self.OBS_HIGH, (self.OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.NUM_ACTIONS,), np.int8),
+            }
+        )
+        self._act_space = spaces.Discrete(self.NUM_ACTIONS)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._seeder = np.random.default_rng()
+        self.game: Any = None
+
+    # ------------------------------------------------------------------ what a game fills in
+    def _validate(self, cfg: dict[str, Any]) -> None:
+        """Raise ValueError naming a bad game-specific option."""
+
+    def _new_game(self, seed: int) -> Any:
+        raise NotImplementedError
+
+    def _new_observer(self) -> Any:
+        """An object with ``observe(game, seat) -> np.ndarray``."""
+        raise NotImplementedError
+
+    def _compute_mask(self) -> np.ndarray:
+        """The int8 mask of the current decision's legal actions (may be a shared read-only array)."""
+        raise NotImplementedError
+
+    def _decode(self, action: int, seat: int) -> tuple:
+        raise NotImplementedError
+
+    def _describe(self, action: int) -> str:
+        raise NotImplementedError
+
+    def _final_rewards(self) -> list[float] | None:
+        """Each seat's reward at the end of the game, or None when it was truncated."""
+        raise NotImplementedError
+
+    def _winners(self) -> list[int]:
+        raise NotImplementedError
+
+    def _card_prefix(self, action: int) -> bool:
+        """Whether :meth:`describe_action` names the card of the current decision before the action."""
+        return self.game.decision.kind not in ("bid", "tiebreak")
+
+    def _before_apply(self) -> Any:
+        """Called before every applied action; what it returns is passed to :meth:`_after_apply`."""
+        return None
+
+    def _after_apply(self, agent: str, before: Any) -> None:
+        """Called after every applied action (rewards of this step may be added here)."""
+
+    def render_text(self, viewer: int) -> str:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._act_space
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seeder = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self._seeder.integers(2**63))
+        self.game = self._new_game(game_seed)
+        self._observer = self._new_observer()
+        self._done = False
+        self._penalized: str | None = None
+        self._rewarded = False
+        self._mask: np.ndarray | None = None
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.decision.player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        obs = self._observer.observe(self.game, seat)
+        d = self.game.decision
+        if d is not None and d.player == seat and not self._done:
+            mask = self._legal_mask().copy()
+        else:
+            mask = np.zeros(self.NUM_ACTIONS, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        why = self._why_illegal(action)
+        if why is not None:
+            if self.options["illegal_action"] == "penalize":
+                self._penalize(agent, why)
+                return
+            d = self.game.decision
+            legal = self.legal_actions()
+            raise ValueError(
+                f"illegal action {action!r} by {agent} at decision {d.kind!r}"
+                f"{' (' + d.card + ')' if d.card else ''}: {why}; legal actions: {legal[:20]}"
+                f"{'...' if len(legal) > 20 else ''}"
+            )
+        before = self._before_apply()
+        self.game.apply(self._decode(int(action), self.agent_name_mapping[agent]))
+        self._mask = None
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._rewarded = False
+        self._after_apply(agent, before)
+        if self.game.over:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[self.game.decision.player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None or self.game is None:
+            return None
+        text = self.render_text(self.agent_name_mapping[self.agent_selection])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ extras
+    def state_dict(self) -> dict[str, Any]:
+        """The engine's JSON snapshot, plus ``penalized`` (the agent whose illegal action ended the game)."""
+        return {**self.game.state_dict(), "penalized": self._penalized}
+
+    def describe_action(self, action: int) -> str:
+        """A readable description of an action (seats relative to the actor), prefixed with the
+        card the current decision is about when there is one."""
+        text = self._describe(int(action))
+        d = self.game.decision if self.game is not None else None
+        if d is not None and d.card and self._card_prefix(int(action)):
+            text = f"{d.card}: {text}"
+        return text
+
+    def legal_actions(self) -> list[int]:
+        """The legal action indices of the current decision."""
+        if self.game is None or self.game.decision is None or self._done:
+            return []
+        return np.flatnonzero(self._legal_mask()).tolist()
+
+    @classmethod
+    def observation_layout(cls) -> dict[str, slice]:
+        """Name -> slice of every piece of the observation vector."""
+        return {name: piece.slice for name, piece in cls.LAYOUT.items()}
+
+    # ------------------------------------------------------------------ internals
+    def _legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _why_illegal(self, action: Any) -> str | None:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return f"an action is an int in 0..{self.NUM_ACTIONS - 1}, got {type(action).__name__}"
+        if not 0 <= action < self.NUM_ACTIONS:
+            return f"actions are 0..{self.NUM_ACTIONS - 1}"
+        if not self._legal_mask()[action]:
+            return f"{self._describe(int(action))!r} is not legal now"
+        return None
+
+    def _penalize(self, agent: str, why: str) -> None:
+        """``illegal_action="penalize"``: the game ends, -1 for the offender, 0 for the others."""
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = -1.0
+        self.terminations = {a: True for a in self.agents}
+        self._done = True
+        self._penalized = agent
+        self.infos[agent] = {"illegal_action": why}
+        self._accumulate_rewards()
+
+    def _finish(self) -> None:
+        self._done = True
+        self._rewarded = True
+        rewards = self._final_rewards()
+        if rewards is None:
+            self.truncations = {a: True for a in self.agents}
+            return
+        for a, r in zip(self.possible_agents, rewards, strict=True):
+            self.rewards[a] += r
+        self.terminations = {a: True for a in self.agents}
+        winners = [self.possible_agents[p] for p in self._winners()]
+        for a in self.agents:
+            self.infos[a] = {**self.infos[a], "winners": winners}
