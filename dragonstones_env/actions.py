@@ -13,12 +13,11 @@ gold (all 15 common gold of the game, so that cap never binds); a tie-break bid 
 from __future__ import annotations
 
 import itertools
-import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from .cards import CHARACTER_INDEX, CHARACTER_NAMES, COLOURS
+from .layout import Family, build_families, families_table
 
 FAIRY_CAP = 20
 COMMON_CAP = 15
@@ -31,22 +30,6 @@ STEAL_WHAT = (*COLOURS, "coin")
 PAYMENTS: tuple[tuple[int, int, int], ...] = tuple(
     v for total in (2, 3, 4, 5) for v in itertools.product(range(total + 1), repeat=3) if sum(v) == total
 )
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    shape: tuple[int, ...]
-    start: int
-    help: str
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def stop(self) -> int:
-        return self.start + self.size
 
 
 def _families() -> tuple[Family, ...]:
@@ -65,12 +48,7 @@ def _families() -> tuple[Family, ...]:
         ("yes", (1,), "Necromancer: pay and score; Doppelganger: play it"),
         ("no", (1,), "Necromancer: decline; Doppelganger: keep it"),
     ]
-    out, start = [], 0
-    for name, shape, text in spec:
-        fam = Family(name, shape, start, text)
-        out.append(fam)
-        start = fam.stop
-    return tuple(out)
+    return build_families(spec)
 
 
 FAMILIES: tuple[Family, ...] = _families()
@@ -182,12 +160,7 @@ def describe(action: int) -> str:
 
 def layout_table() -> str:
     """The action layout as a Markdown table (the README's copy is generated from this)."""
-    rows = ["| actions | family | shape | meaning |", "|---|---|---|---|"]
-    for f in FAMILIES:
-        shape = " x ".join(map(str, f.shape))
-        rows.append(f"| {f.start}-{f.stop - 1} | `{f.name}` | {shape} | {f.help} |")
-    rows.append(f"\n{NUM_ACTIONS} actions in all.")
-    return "\n".join(rows)
+    return families_table(FAMILIES)
 
 
 _BID_MASKS: dict[tuple[int, int, int, int], np.ndarray] = {}

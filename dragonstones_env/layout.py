@@ -78,3 +78,41 @@ def signature(game: str, layout: dict[str, Piece], num_actions: int) -> str:
 
     text = game + "|" + ";".join(f"{p.name}:{p.shape}" for p in layout.values()) + f"|{num_actions}"
     return f"{game}:{hashlib.sha1(text.encode()).hexdigest()[:12]}"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of a discrete action layout: a block of ``shape`` actions from ``start``."""
+
+    name: str
+    shape: tuple[int, ...]
+    start: int
+    help: str
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+def build_families(spec: Sequence[tuple[str, tuple[int, ...], str]]) -> tuple[Family, ...]:
+    """Lay the action families ``(name, shape, help)`` end to end, in order."""
+    out, start = [], 0
+    for name, shape, text in spec:
+        fam = Family(name, tuple(shape), start, text)
+        out.append(fam)
+        start = fam.stop
+    return tuple(out)
+
+
+def families_table(families: Sequence[Family]) -> str:
+    """An action layout as a Markdown table."""
+    rows = ["| actions | family | shape | meaning |", "|---|---|---|---|"]
+    for f in families:
+        shape = " x ".join(map(str, f.shape))
+        rows.append(f"| {f.start}-{f.stop - 1} | `{f.name}` | {shape} | {f.help} |")
+    rows.append(f"\n{families[-1].stop} actions in all.")
+    return "\n".join(rows)

@@ -22,10 +22,9 @@ decisions, one per card looked at (D4). :func:`layout_table` prints the table.
 
 from __future__ import annotations
 
-import math
 import numbers
-from dataclasses import dataclass
 
+from ..layout import Family, build_families, families_table
 from .cards import CARD_NAMES, CARDS, PROTECTS
 from .rules import NUM_STACKS
 
@@ -52,22 +51,6 @@ USE_TYPES: dict[str, tuple[int, ...]] = {
 _AXIS_SIZE = {"stack": NUM_STACKS, "own": NUM_OBJECT_TYPES, "seat": MAX_SEATS - 1, "theirs": NUM_OBJECT_TYPES}
 
 
-@dataclass(frozen=True)
-class Family:
-    name: str
-    shape: tuple[int, ...]
-    start: int
-    help: str
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def stop(self) -> int:
-        return self.start + self.size
-
-
 def _families() -> tuple[Family, ...]:
     spec: list[tuple[str, tuple[int, ...], str]] = [
         ("pick", (8,), "opening pick: village stack 0-7 (D2)"),
@@ -82,12 +65,7 @@ def _families() -> tuple[Family, ...]:
         ("protect", (len(PROTECT_TYPES),), "battle: the protecting object to use (D5)"),
         ("forfeit", (NUM_OBJECT_TYPES,), "decay: the own used object to remove (D4)"),
     ]
-    out, start = [], 0
-    for name, shape, text in spec:
-        fam = Family(name, shape, start, text)
-        out.append(fam)
-        start = fam.stop
-    return tuple(out)
+    return build_families(spec)
 
 
 FAMILIES: tuple[Family, ...] = _families()
@@ -224,9 +202,4 @@ def describe(action: int) -> str:
 
 def layout_table() -> str:
     """The action layout as a Markdown table."""
-    rows = ["| actions | family | shape | meaning |", "|---|---|---|---|"]
-    for f in FAMILIES:
-        shape = " x ".join(map(str, f.shape))
-        rows.append(f"| {f.start}-{f.stop - 1} | `{f.name}` | {shape} | {f.help} |")
-    rows.append(f"\n{NUM_ACTIONS} actions in all.")
-    return "\n".join(rows)
+    return families_table(FAMILIES)
