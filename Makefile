@@ -31,7 +31,7 @@ bench: $(STAMP)
 
 # The main job: train with configs/default.yaml (about 10 minutes on 2 cores), then
 # evaluate the result against three heuristic bots and three random bots.
-EVAL_GAMES ?= 400
+EVAL_GAMES ?= 300
 train: $(STAMP)
 	$(PY) -m training.train --config configs/default.yaml --overwrite
 	$(PY) -m training.evaluate --policies policies/default heuristic --players 4 --games $(EVAL_GAMES) \

@@ -173,3 +173,15 @@ def test_a_lineup_sampler_is_asked_every_episode():
         assert sum(p is None for p in e.seat_policies) == 1
         assert len(e.seat_policies) == e.num_players
     assert Sampler.calls == 5
+
+
+def test_drachenschatten_gym_id_passes_the_checkers():
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    e = gym.make("DrachenSchatten-v0", num_players=2, opponents="ds-heuristic")
+    check_env(e.unwrapped, skip_render_check=True)
+    sb3_check_env(e.unwrapped, warn=True)
+    rng = np.random.default_rng(0)
+    total, _, _ = run_episode(e.unwrapped, rng, seed=3)
+    assert total in (-1.0, 0.0, 1.0)
