@@ -145,7 +145,7 @@ def describe(action: int) -> str:
         r, b, y = PAYMENTS[i]
         return f"pay stones: {r} red, {b} blue, {y} yellow"
     if fam.name == "colour":
-        return f"colour: {COLOURS[i]}"
+        return f"colour {COLOURS[i]}"
     if fam.name == "target":
         return f"target: seat +{i + 1}"
     if fam.name == "steal":

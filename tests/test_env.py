@@ -319,7 +319,7 @@ def test_describe_action_reads_every_family():
     assert raw.describe_action(A.encode(("bid", 0, 0, 1, 0), 0, 4)) == "bid 0 fairy + 0 common + black coin (value 0)"
     texts = {A.describe(a) for a in range(A.NUM_ACTIONS)}
     assert len(texts) == A.NUM_ACTIONS  # every action reads differently
-    assert A.describe(A.encode(("colour", "blue"), 0, 4)) == "colour: blue"
+    assert A.describe(A.encode(("colour", "blue"), 0, 4)) == "colour blue"
     assert A.describe(A.encode(("buy", "red", "silver"), 0, 4)) == "buy a red stone with 3 silver"
     with pytest.raises(ValueError, match="outside"):
         A.describe(A.NUM_ACTIONS)
@@ -336,7 +336,7 @@ def test_describe_action_names_the_character_of_the_decision():
         pytest.fail("no Troll decision in 100 random games")
     raw = e.unwrapped
     actor = raw.game.decision.player
-    assert raw.describe_action(A.encode(("colour", "blue"), actor, 4)) == "Troll: colour: blue"
+    assert raw.describe_action(A.encode(("colour", "blue"), actor, 4)) == "Troll: colour blue"
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])

@@ -43,7 +43,7 @@ ENV_NAME = "dragonstones_rllib"  # the name the env is registered under with Ray
 class RayConfig:
     address: str | None = None  # None: start Ray here; "auto": join this node's cluster; "ray://host:10001"
     num_env_runners: int = 2  # EnvRunner actors sampling in parallel (0: sample in the driver)
-    num_envs_per_env_runner: int = 1  # games stepped together in each EnvRunner (one batched forward pass)
+    num_envs_per_env_runner: int = 4  # games stepped together in each EnvRunner (one batched forward pass)
     num_cpus_per_env_runner: float = 1.0
     rollout_fragment_length: int | str = "auto"  # env steps per EnvRunner per sample call; auto: batch / runners
     sample_timeout_s: float = 120.0
@@ -140,8 +140,8 @@ def validate(cfg: RLlibConfig) -> RLlibConfig:
     need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")
     need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
     r = cfg.ray
-    need(r.address is None or r.address == "auto" or r.address.startswith(("ray://", "localhost:"))
-         or ":" in r.address, "ray.address", "null, 'auto', 'ray://HOST:PORT' or 'HOST:PORT'")
+    need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
+         "null, 'auto', 'ray://HOST:10001' or 'HOST:6379'")
     need(r.num_env_runners >= 0, "ray.num_env_runners", "must be >= 0")
     need(r.num_envs_per_env_runner >= 1, "ray.num_envs_per_env_runner", "must be >= 1")
     need(r.num_cpus_per_env_runner >= 0, "ray.num_cpus_per_env_runner", "must be >= 0")

@@ -11,7 +11,6 @@ import os
 import pytest
 
 try:
-    import ray  # noqa: F401
     import ray.rllib  # noqa: F401
 except ImportError:
     if os.environ.get("RLLIB_REQUIRED"):
