@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test lint bench train clean
+.PHONY: test test-rllib lint bench train clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,22 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# Ray RLlib is an optional extra (it pins gymnasium 1.2.x): its own virtual environment,
+# and the tests the main run leaves out (tests/rllib: a tiny training run on local Ray).
+RLLIB_VENV ?= .venv-rllib
+RLLIB_PY := $(RLLIB_VENV)/bin/python
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+$(RLLIB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_PY) -m pip install --quiet --upgrade pip
+	$(RLLIB_PY) -m pip install --quiet "$(TORCH)"
+	$(RLLIB_PY) -m pip install --quiet -e ".[dev,rllib]"
+	touch $@
+
+test-rllib: $(RLLIB_STAMP)
+	RLLIB_REQUIRED=1 $(RLLIB_PY) -m pytest -o addopts=-q tests/rllib
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -41,4 +57,4 @@ train: $(STAMP)
 		--workers 2 --lineup policies/default,random,random,random --out runs/default/eval-random
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .hypothesis

@@ -26,7 +26,7 @@ def main() -> None:
         e.reset(seed=args.seed + g)
         space = e.observation_space("player_0")
         low, high = space["observation"].low, space["observation"].high
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             o = obs["observation"]
             if o.dtype != np.float32 or not ((o >= low).all() and (o <= high).all()):

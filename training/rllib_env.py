@@ -99,11 +99,15 @@ class RLlibLeague:
     def add_snapshot(self, snapshot: dict[str, Any]) -> None:
         self.snapshots.append(snapshot)
         del self.snapshots[: -self.max_snapshots]
-        live = {id(s) for s in self.snapshots} | {id(p) for p in self.pool}
-        self._cache = {k: v for k, v in self._cache.items() if not isinstance(k, int) or k in live}
+        live = {self._key(s) for s in self.snapshots} | {self._key(p) for p in self.pool}
+        self._cache = {k: v for k, v in self._cache.items() if not isinstance(k, tuple) or k in live}
+
+    @staticmethod
+    def _key(item: Any) -> Any:
+        return ("weights", item.get("spec") or id(item)) if isinstance(item, dict) else item
 
     def _policy(self, item: Any, rng: np.random.Generator) -> Any:
-        key = id(item) if isinstance(item, dict) else item
+        key = self._key(item)
         policy = self._cache.get(key)
         if policy is None:
             policy = self._cache[key] = _build_policy(item, int(rng.integers(2**31)))

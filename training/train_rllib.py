@@ -292,11 +292,27 @@ def init_ray(cfg: RLlibConfig) -> None:
         import policies
         import training
 
-        kwargs["runtime_env"] = {"py_modules": [dragonstones_env, policies, training]}
+        folders = [str(Path(m.__file__).resolve().parent) for m in (dragonstones_env, policies, training)]
+        kwargs["runtime_env"] = {"py_modules": folders}
     if cfg.ray.address:
         ray.init(address=cfg.ray.address, **kwargs)
     else:
         ray.init(**kwargs)
+
+
+def check_resources(cfg: RLlibConfig) -> str | None:
+    """Why the actors would wait forever for CPUs/GPUs the Ray cluster does not have, or None."""
+    import ray
+
+    r = cfg.ray
+    have = ray.cluster_resources()
+    cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
+    gpus = r.num_learners * r.num_gpus_per_learner
+    if cpus > have.get("CPU", 0) + 1e-9 or gpus > have.get("GPU", 0) + 1e-9:
+        return (f"ray.num_env_runners x ray.num_cpus_per_env_runner + ray.num_learners x ray.num_cpus_per_learner "
+                f"= {cpus:g} CPUs and {gpus:g} GPUs, but the Ray cluster has {have.get('CPU', 0):g} CPUs and "
+                f"{have.get('GPU', 0):g} GPUs")
+    return None
 
 
 def current_weights(algo: Any) -> list[tuple[Any, Any]]:
@@ -383,29 +399,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: {err}", file=sys.stderr)
         return 2
 
-    import torch
-
-    torch.set_num_threads(cfg.torch_threads)
-    if args.bench_sampling:
-        init_ray(cfg)
-        print(json.dumps(bench_sampling(cfg, args.bench_sampling)))
-        return 0
-
     run_dir = Path(cfg.runs_dir) / cfg.run_name
     snapshot_dir, ckpt_dir = run_dir / "snapshots", run_dir / "checkpoint"
     out_dir = Path(cfg.out_dir) / cfg.run_name
+    if not args.bench_sampling:
+        if not args.resume and not args.overwrite and run_dir.exists() and any(run_dir.iterdir()):
+            print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
+            return 2
+        if args.resume and not (ckpt_dir / "state.json").is_file():
+            print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
+            return 2
+
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)
+    init_ray(cfg)
+    short = check_resources(cfg)
+    if short and not cfg.ray.address:
+        print(f"config error: {short}: the actors would wait for them forever", file=sys.stderr)
+        return 2
+    if short:  # an autoscaling cluster may still add nodes
+        print(f"warning: {short} now; waiting for the cluster to grow", file=sys.stderr)
+    if args.bench_sampling:
+        print(json.dumps(bench_sampling(cfg, args.bench_sampling)))
+        return 0
+
     if args.overwrite and not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
-    if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
-        print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
-        return 2
-    if args.resume and not (ckpt_dir / "state.json").is_file():
-        print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
-        return 2
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
 
-    init_ray(cfg)
     algo = build_config(cfg).build_algo()
     state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
     if args.resume:

@@ -1,0 +1,287 @@
+"""RLlib: the multi-agent env, the masking RLModule, and training.train_rllib end to end.
+
+The end-to-end test trains on a local Ray instance with 2 env runners for a tiny budget,
+exports to a checkpoint folder, reloads it with ``load_policy`` (numpy only) and plays it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+import yaml
+from ray.rllib.core.columns import Columns
+from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+from dragonstones_env import env as make_aec
+from dragonstones_env.arena import play_game, seat_rotated_match
+from policies import RandomPolicy, load_policy
+from policies.checkpoint import CheckpointPolicy
+from training.config import ConfigError
+from training.rllib_env import DragonstonesMultiAgentEnv
+from training.rllib_module import MaskedMLPModule, actor_weights, actor_weights_from_state
+from training.train_rllib import build_config, load_config, main, pool_item, push_snapshot
+
+TINY = {
+    "total_timesteps": 400,
+    "checkpoint_every": 400,
+    "ray": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "sample_timeout_s": 60},
+    "ppo": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "net_arch": [32]},
+    "league": {"mix": {"self": 0.6, "snapshot": 0.2, "random": 0.2}, "snapshot_every": 200},
+    "eval": {"every": 400, "games": 2, "final_games": 2},
+}
+
+
+def write_config(tmp_path, **changes):
+    cfg = {**TINY, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "policies"), **changes}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def random_games(env, games, seed=0):
+    """Play ``games`` episodes with random legal actions, recording each into an RLlib
+    ``MultiAgentEpisode`` (which raises on any breach of RLlib's multi-agent protocol)."""
+    rng = np.random.default_rng(seed)
+    finals = []
+    for g in range(games):
+        obs, infos = env.reset(seed=seed + g)
+        episode = MultiAgentEpisode(observation_space=env.observation_spaces, action_space=env.action_spaces,
+                                    agent_to_module_mapping_fn=lambda agent, ep: "shared")
+        episode.add_env_reset(observations=obs, infos=infos)
+        totals: dict[str, float] = {}
+        while True:
+            assert len(obs) == 1, "exactly one agent, the one to act, is observed"
+            (agent, o), = obs.items()
+            assert env.observation_spaces[agent].contains(o)
+            legal = np.flatnonzero(o["action_mask"])
+            assert len(legal) > 0
+            actions = {agent: int(rng.choice(legal))}
+            obs, rewards, terminateds, truncateds, infos = env.step(actions)
+            episode.add_env_step(obs, actions, rewards, infos, terminateds=terminateds, truncateds=truncateds)
+            for a, r in rewards.items():
+                totals[a] = totals.get(a, 0.0) + r
+            if terminateds["__all__"] or truncateds["__all__"]:
+                assert episode.is_done
+                # every agent that acted gets its last observation (RLlib needs it on truncation)
+                assert set(obs) == {a for a in episode.agent_episodes}
+                assert all(not o["action_mask"].any() for o in obs.values())
+                finals.append((totals, terminateds["__all__"]))
+                break
+    return finals
+
+
+# ---------------------------------------------------------------------------- the env
+@pytest.mark.parametrize("num_players", [3, [4, 6]])
+def test_self_play_env_follows_the_multi_agent_protocol(num_players):
+    env = DragonstonesMultiAgentEnv({"num_players": num_players})
+    assert env.possible_agents == [f"player_{i}" for i in range(6 if num_players != 3 else 3)]
+    for totals, terminated in random_games(env, 4):
+        assert terminated
+        assert sum(totals.values()) == pytest.approx(0.0)  # zero-sum: +1 and -1/(n-1) each
+        assert max(totals.values()) == pytest.approx(1.0)
+
+
+def test_drachenschatten_too():
+    env = DragonstonesMultiAgentEnv({"game": "drachenschatten", "num_players": [2, 4],
+                                     "league": {"mix": {"self": 0.5, "heuristic": 0.5}}})
+    assert env.league.heuristic == "ds-heuristic"
+    for totals, terminated in random_games(env, 4):
+        assert terminated or not any(totals.values())
+
+
+def test_truncation_and_shaping_and_league_seats():
+    env = DragonstonesMultiAgentEnv({"num_players": 4, "env_options": {"max_turns": 2, "reward_shaping": 0.1}})
+    finals = random_games(env, 3)
+    assert not any(terminated for _, terminated in finals)  # two turns: always truncated
+    env = DragonstonesMultiAgentEnv({"num_players": 5, "league": {"mix": {"self": 0.3, "random": 0.4,
+                                                                          "heuristic": 0.3}}})
+    learners = []
+    for g in range(6):
+        env.reset(seed=g)
+        learners.append(len(env.agents))
+        assert sum(p is None for p in env.seat_policies) == len(env.agents) >= 1
+    assert min(learners) < 5  # some seats were bots
+    assert all(terminated for _, terminated in random_games(env, 3))
+
+
+def test_snapshots_join_the_league():
+    env = DragonstonesMultiAgentEnv({"num_players": 4, "league": {"mix": {"self": 0.25, "snapshot": 0.75}}})
+    env.reset(seed=0)
+    assert all(p is None or type(p).__name__ == "HeuristicPolicy" for p in env.seat_policies)  # none yet
+    module = MaskedMLPModule(observation_space=env.observation_spaces["player_0"], action_space=env.action_spaces[
+        "player_0"], model_config={"hiddens": [8]})
+    weights, activation = actor_weights(module)
+    env.add_snapshot({"spec": "snap", "weights": weights, "activation": activation})
+    kinds = set()
+    for g in range(8):
+        env.reset(seed=g)
+        kinds |= {type(p).__name__ for p in env.seat_policies if p is not None}
+    assert "CheckpointPolicy" in kinds
+    random_games(env, 2)
+
+
+# ---------------------------------------------------------------------------- the module and the export
+def observations(n=64, seed=0):
+    """Real observations and masks, from random games at several table sizes."""
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    for size in (3, 4, 6):
+        e = make_aec(num_players=size)
+        e.reset(seed=seed + size)
+        for _agent in e.agent_iter():
+            o, _, term, trunc, _ = e.last()
+            if term or trunc or len(obs) >= n * size // 4:
+                break
+            obs.append(o["observation"])
+            masks.append(o["action_mask"])
+            e.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.stack(obs), np.stack(masks)
+
+
+def module_probabilities(module, obs, masks):
+    batch = {Columns.OBS: {"observation": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks).float()}}
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        dist = module.get_inference_action_dist_cls().from_logits(logits)
+        return torch.softmax(logits.double(), -1).numpy(), dist
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_numpy_actor_reproduces_the_rlmodule_distribution(tmp_path, activation):
+    space = DragonstonesMultiAgentEnv({}).observation_spaces["player_0"]
+    module = MaskedMLPModule(observation_space=space, action_space=gym.spaces.Discrete(space["action_mask"].shape[0]),
+                             model_config={"hiddens": [64, 32], "activation": activation})
+    with torch.no_grad():  # weights of a policy that is far from uniform
+        for p in module.actor.parameters():
+            p.mul_(20.0)
+    obs, masks = observations()
+    probs, dist = module_probabilities(module, obs, masks)
+    weights, name = actor_weights(module)
+    assert name == activation and len(weights) == 3
+    CheckpointPolicy(weights, name).save_npz(tmp_path / "policy.npz")
+    with np.load(tmp_path / "policy.npz") as data:
+        loaded = CheckpointPolicy([(data[f"w{i}"], data[f"b{i}"]) for i in range(int(data["layers"]))],
+                                  str(data["activation"]))
+    expected = loaded.probabilities(obs, masks)
+    assert probs[masks == 0].max() == 0.0 and expected[masks == 0].max() == 0.0
+    np.testing.assert_allclose(probs, expected, atol=1e-5)
+    assert probs.max(axis=1).mean() > 0.3  # a peaked distribution: the comparison means something
+    # what RLlib samples is legal, and the state-dict path gives the same weights
+    sampled = dist.sample().numpy()
+    assert masks[np.arange(len(masks)), sampled].all()
+    for (w1, b1), (w2, b2) in zip(weights, actor_weights_from_state(module.get_state()), strict=True):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+    # the inference-only build (what env runners hold) has no critic, and the same actor
+    light = MaskedMLPModule(observation_space=space, action_space=module.action_space, inference_only=True,
+                            model_config=module.model_config)
+    light.set_state(module.get_state(inference_only=True))
+    assert not hasattr(light, "critic")
+    np.testing.assert_allclose(module_probabilities(light, obs, masks)[0], probs, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------- end to end, on Ray
+def test_config_errors_name_the_key(tmp_path):
+    with pytest.raises(ConfigError, match=r"league\.mix"):
+        load_config(None, ["league.mix={self: 1, boss: 1}"])
+    with pytest.raises(ConfigError, match=r"ray\.num_env_runners"):
+        load_config(None, ["ray.num_env_runners=-1"])
+    with pytest.raises(ConfigError, match=r"ppo\.activation"):
+        load_config(None, ["ppo.activation=gelu"])
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['ray\.workers'\]"):
+        load_config(None, ["ray.workers=2"])
+    assert main(["--config", str(write_config(tmp_path)), "--set", "ppo.minibatch_size=999"]) == 2
+    from pathlib import Path
+
+    shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "rllib_ppo.yaml")
+    assert shipped.ray.num_env_runners >= 1 and shipped.league.mix["self"] > 0
+
+
+def test_train_export_reload_and_play(tmp_path, ray_local):
+    assert main(["--config", str(write_config(tmp_path, run_name="tiny"))]) == 0
+    out = tmp_path / "policies" / "tiny"
+    card = json.loads((out / "card.json").read_text())
+    assert card["algorithm"] == "RLlibPPO" and card["env"] == "dragonstones_v0" and card["steps"] >= 400
+    from dragonstones_env.env import LAYOUT_SIGNATURE
+
+    assert card["layout"] == LAYOUT_SIGNATURE
+    assert card["config"]["ray"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
+    assert {"vs_heuristic", "vs_random"} <= set(card["evaluation"])
+    assert card["machine"]["ray"] and "git_commit" in card and card["wall_time_s"] > 0
+    runs = tmp_path / "runs" / "tiny"
+    assert len(list((runs / "snapshots").iterdir())) >= 1
+    assert (runs / "eval.csv").read_text().count("\n") >= 2
+
+    # load_policy plays it with numpy only, as an opponent anywhere: a game, an evaluation, SB3's env
+    policy = load_policy(str(out), seed=0)
+    assert isinstance(policy, CheckpointPolicy) and policy.activation == "tanh"
+    result = play_game(lambda: make_aec(num_players=4), [policy, RandomPolicy(1), RandomPolicy(2), policy],
+                       ["tiny", "r", "r", "tiny"], seed=0)
+    assert result.winners or result.truncated
+    match = seat_rotated_match(lambda: make_aec(num_players=3), policy, [RandomPolicy(3), load_policy("heuristic")], 3)
+    assert match["games"] == 3
+    single = gym.make("Dragonstones-v0", num_players=4, opponents=str(out))
+    single.reset(seed=0)
+    done = False
+    while not done:
+        _, _, term, trunc, _ = single.step(int(np.flatnonzero(single.unwrapped.action_masks())[0]))
+        done = term or trunc
+
+    # ... with neither Ray nor torch importable
+    script = ("import sys; sys.modules['ray'] = sys.modules['torch'] = None\n"
+              "from dragonstones_env import env; from dragonstones_env.arena import play_game\n"
+              "from policies import load_policy\n"
+              f"p = load_policy({str(out)!r}, seed=0)\n"
+              "r = play_game(lambda: env(num_players=3), [p, load_policy('random'), p], 'abc', seed=1)\n"
+              "print(type(p).__name__, r.steps > 0)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["CheckpointPolicy", "True"], done.stderr
+
+    # as a league.pool entry, the driver sends its weights (remote nodes need no copy of the folder)
+    item = pool_item(str(out))
+    assert item["activation"] == "tanh" and len(item["weights"]) == 2 and pool_item("heuristic") == "heuristic"
+
+    # the exported actor is exactly the trained RLModule's: same masked action distribution
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    trained = RLModule.from_checkpoint(runs / "checkpoint" / "algo" / "learner_group" / "learner" / "rl_module"
+                                       / "shared")
+    obs, masks = observations(32, seed=5)
+    np.testing.assert_allclose(module_probabilities(trained, obs, masks)[0], policy.probabilities(obs, masks),
+                               atol=1e-5)
+
+    # --resume continues from the RLlib checkpoint (and refuses to overwrite a run without it)
+    config = str(write_config(tmp_path, run_name="tiny"))
+    assert main(["--config", config]) == 2
+    assert main(["--config", config, "--resume", "--set", "total_timesteps=600"]) == 0
+    assert json.loads((out / "card.json").read_text())["steps"] >= 600
+
+
+def test_more_actors_than_cpus_is_refused_not_a_hang(ray_local, tmp_path):
+    assert main(["--config", str(write_config(tmp_path)), "--set", "ray.num_learners=1"]) == 2
+    assert not (tmp_path / "runs").exists()
+
+
+def test_snapshots_reach_every_env_runner(ray_local, tmp_path):
+    cfg = load_config(write_config(tmp_path))
+    algo = build_config(cfg).build_algo()
+    try:
+        space = DragonstonesMultiAgentEnv({}).observation_spaces["player_0"]
+        module = MaskedMLPModule(observation_space=space, action_space=gym.spaces.Discrete(space["action_mask"]
+                                                                                          .shape[0]),
+                                 model_config={"hiddens": [8]})
+        weights, activation = actor_weights(module)
+        push_snapshot(algo, {"spec": "snap", "weights": weights, "activation": activation})
+        counts = algo.env_runner_group.foreach_env_runner(
+            lambda r: [len(e.unwrapped.league.snapshots) for e in r.env.envs], local_env_runner=False)
+        assert counts == [[1, 1], [1, 1]]  # 2 env runners x 2 envs each
+        result = algo.train()  # sampling with snapshot seats, and one update
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 200
+    finally:
+        algo.stop()
