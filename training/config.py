@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,25 +55,20 @@ class EvalConfig:
 
 
 @dataclass
-class Config:
+class RunConfig:
+    """The keys every training script shares (training/train.py, training/train_rllib.py)."""
+
     run_name: str = "default"
     env: str = "Dragonstones-v0"  # or "DrachenSchatten-v0"
     num_players: int | list[int] = 4  # a list: one size drawn per episode
     observation_mode: str = "recall"
     reward_shaping: float = 0.0  # Dragonstones: reward per point scored, on top of the final +1/-1/(n-1)
     total_timesteps: int = 200_000
-    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
-    n_envs: int = 2  # SubprocVecEnv workers
     seed: int = 0
-    device: str = "cpu"
     torch_threads: int = 1
-    progress_bar: bool = True
     checkpoint_every: int = 50_000
     runs_dir: str = "runs"  # logs, checkpoints, snapshots
     out_dir: str = "policies"  # the result: <out_dir>/<run_name>/
-    ppo: PPO = field(default_factory=PPO)
-    league: LeagueConfig = field(default_factory=LeagueConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -82,6 +78,11 @@ class Config:
         return "drachenschatten" if self.env.startswith("DrachenSchatten") else "dragonstones"
 
     @property
+    def env_name(self) -> str:
+        """The PettingZoo name of the game (what checkpoint cards record)."""
+        return f"{self.game}_v0"
+
+    @property
     def heuristic(self) -> str:
         """The spec of the game's rule-based bot."""
         return "ds-heuristic" if self.game == "drachenschatten" else "heuristic"
@@ -89,6 +90,17 @@ class Config:
     @property
     def player_range(self) -> range:
         return range(2, 5) if self.game == "drachenschatten" else range(3, 7)
+
+
+@dataclass
+class Config(RunConfig):
+    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
+    n_envs: int = 2  # SubprocVecEnv workers
+    device: str = "cpu"
+    progress_bar: bool = True
+    ppo: PPO = field(default_factory=PPO)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
 
 
 def _check_type(name: str, value: Any, hint: Any) -> Any:
@@ -120,7 +132,8 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
     return value
 
 
-def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
+def build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
+    """A config dataclass from a mapping: unknown keys and wrong types raise a ConfigError naming them."""
     if not isinstance(data, dict):
         raise ConfigError(f"{prefix.rstrip('.') or 'config'}: expected a mapping, got {data!r}")
     hints = typing.get_type_hints(cls)
@@ -133,30 +146,54 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     for name, value in data.items():
         hint = hints[name]
         if dataclasses.is_dataclass(hint):
-            kwargs[name] = _build(hint, value, f"{prefix}{name}.")
+            kwargs[name] = build(hint, value, f"{prefix}{name}.")
         else:
             kwargs[name] = _check_type(prefix + name, value, hint)
     return cls(**kwargs)
 
 
-def validate(cfg: Config) -> Config:
-    def need(ok: bool, key: str, why: str) -> None:
-        if not ok:
-            raise ConfigError(f"{key}: {why}")
+def need(ok: bool, key: str, why: str) -> None:
+    """Raise a ConfigError naming ``key`` unless ``ok``."""
+    if not ok:
+        raise ConfigError(f"{key}: {why}")
 
+
+def validate_run(cfg: RunConfig) -> None:
+    """Check the keys of :class:`RunConfig`."""
     need(cfg.env in ("Dragonstones-v0", "DrachenSchatten-v0"), "env", "must be Dragonstones-v0 or DrachenSchatten-v0")
     sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
     lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
     need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
     need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
-    need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
     need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
-    need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
     need(cfg.reward_shaping == 0 or cfg.game == "dragonstones", "reward_shaping", "exists for Dragonstones only")
-    need(cfg.n_envs >= 1, "n_envs", "must be >= 1")
+    need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
     need(cfg.torch_threads >= 1, "torch_threads", "must be >= 1")
     need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")
     need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
+
+
+def validate_league(league: Any, kinds: tuple[str, ...]) -> None:
+    """Check a league section: ``mix`` weights over ``kinds``, ``pool``, snapshots."""
+    need(set(league.mix) <= set(kinds), "league.mix", f"kinds are {list(kinds)}")
+    need(all(w >= 0 for w in league.mix.values()) and sum(league.mix.values()) > 0, "league.mix",
+         "weights must be >= 0 with a positive sum")
+    need(league.mix.get("pool", 0) == 0 or bool(league.pool), "league.pool", "lists no policy but league.mix.pool > 0")
+    need(league.snapshot_every > 0, "league.snapshot_every", "must be > 0")
+    need(league.max_snapshots >= 1, "league.max_snapshots", "must be >= 1")
+
+
+def validate_eval(e: EvalConfig, players: range) -> None:
+    need(e.every > 0 and e.games >= 1 and e.final_games >= 0, "eval", "every > 0, games >= 1, final_games >= 0")
+    need(e.players in players, "eval.players", f"must be {players.start}..{players.stop - 1}")
+
+
+def validate(cfg: Config) -> Config:
+    from .league import KINDS
+
+    validate_run(cfg)
+    need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
+    need(cfg.n_envs >= 1, "n_envs", "must be >= 1")
     p = cfg.ppo
     need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
     need(p.n_steps >= 2, "ppo.n_steps", "must be >= 2")
@@ -167,18 +204,8 @@ def validate(cfg: Config) -> Config:
     need(p.clip_range > 0, "ppo.clip_range", "must be > 0")
     need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
     need(bool(p.net_arch) and all(w > 0 for w in p.net_arch), "ppo.net_arch", "layer widths must be > 0")
-    lg = cfg.league
-    from .league import KINDS
-
-    need(set(lg.mix) <= set(KINDS), "league.mix", f"kinds are {list(KINDS)}")
-    need(all(w >= 0 for w in lg.mix.values()) and sum(lg.mix.values()) > 0, "league.mix",
-         "weights must be >= 0 with a positive sum")
-    need(lg.mix.get("pool", 0) == 0 or bool(lg.pool), "league.pool", "lists no policy but league.mix.pool > 0")
-    need(lg.snapshot_every > 0, "league.snapshot_every", "must be > 0")
-    need(lg.max_snapshots >= 1, "league.max_snapshots", "must be >= 1")
-    e = cfg.eval
-    need(e.every > 0 and e.games >= 1 and e.final_games >= 0, "eval", "every > 0, games >= 1, final_games >= 0")
-    need(lo <= e.players <= hi, "eval.players", f"must be {lo}..{hi}")
+    validate_league(cfg.league, KINDS)
+    validate_eval(cfg.eval, cfg.player_range)
     return cfg
 
 
@@ -189,8 +216,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return key.strip().split("."), yaml.safe_load(raw)
 
 
-def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
-    """The config of a YAML file (or the defaults), with ``key=value`` overrides applied."""
+def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The raw mapping of a YAML file (or {}), with ``key=value`` overrides applied."""
     data: dict[str, Any] = {}
     if path is not None:
         try:
@@ -207,4 +234,9 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> Config:
             if not isinstance(node, dict):
                 raise ConfigError(f"--set {text!r}: {k} is not a section")
         node[keys[-1]] = value
-    return validate(_build(Config, data))
+    return data
+
+
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:
+    """The config of a YAML file (or the defaults), with ``key=value`` overrides applied."""
+    return validate(build(Config, read_config(path, overrides)))

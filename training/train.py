@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     snapshot_dir = run_dir / "snapshots"
     ckpt_dir = run_dir / "checkpoint"
     out_dir = Path(cfg.out_dir) / cfg.run_name
-    env_name = "drachenschatten_v0" if cfg.game == "drachenschatten" else "dragonstones_v0"
+    env_name = cfg.env_name
     if args.overwrite and not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
     if not args.resume and run_dir.exists() and any(run_dir.iterdir()):

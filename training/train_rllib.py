@@ -25,13 +25,22 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .config import ConfigError, EvalConfig, _build, parse_override
+from .config import (
+    ConfigError,
+    EvalConfig,
+    RunConfig,
+    build,
+    need,
+    read_config,
+    validate_eval,
+    validate_league,
+    validate_run,
+)
 from .train import git_commit
 
 MODULE_ID = "shared"  # the one RLModule every seat maps to
@@ -82,63 +91,19 @@ class RLlibLeagueConfig:
 
 
 @dataclass
-class RLlibConfig:
+class RLlibConfig(RunConfig):
     run_name: str = "rllib_ppo"
-    env: str = "Dragonstones-v0"  # or "DrachenSchatten-v0"
-    num_players: int | list[int] = 4  # a list: one size drawn per episode
-    observation_mode: str = "recall"
-    reward_shaping: float = 0.0
     total_timesteps: int = 200_000  # env steps: decisions of learning seats
-    seed: int = 0
-    torch_threads: int = 1  # of the driver (the Learner when num_learners is 0)
-    checkpoint_every: int = 50_000
-    runs_dir: str = "runs"
-    out_dir: str = "policies"
     ray: RayConfig = field(default_factory=RayConfig)
     ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
     league: RLlibLeagueConfig = field(default_factory=RLlibLeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
-    def to_dict(self) -> dict[str, Any]:
-        import dataclasses
-
-        return dataclasses.asdict(self)
-
-    @property
-    def game(self) -> str:
-        return "drachenschatten" if self.env.startswith("DrachenSchatten") else "dragonstones"
-
-    @property
-    def env_name(self) -> str:
-        return f"{self.game}_v0"
-
-    @property
-    def heuristic(self) -> str:
-        return "ds-heuristic" if self.game == "drachenschatten" else "heuristic"
-
-    @property
-    def player_range(self) -> range:
-        return range(2, 5) if self.game == "drachenschatten" else range(3, 7)
-
 
 def validate(cfg: RLlibConfig) -> RLlibConfig:
-    def need(ok: bool, key: str, why: str) -> None:
-        if not ok:
-            raise ConfigError(f"{key}: {why}")
-
     from .rllib_env import LEAGUE_KINDS
 
-    need(cfg.env in ("Dragonstones-v0", "DrachenSchatten-v0"), "env", "must be Dragonstones-v0 or DrachenSchatten-v0")
-    sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
-    lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
-    need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
-    need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
-    need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
-    need(cfg.reward_shaping == 0 or cfg.game == "dragonstones", "reward_shaping", "exists for Dragonstones only")
-    need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
-    need(cfg.torch_threads >= 1, "torch_threads", "must be >= 1")
-    need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")
-    need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
+    validate_run(cfg)
     r = cfg.ray
     need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
          "null, 'auto', 'ray://HOST:10001' or 'HOST:6379'")
@@ -165,38 +130,14 @@ def validate(cfg: RLlibConfig) -> RLlibConfig:
     need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
     need(bool(p.net_arch) and all(w > 0 for w in p.net_arch), "ppo.net_arch", "layer widths must be > 0")
     need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
-    lg = cfg.league
-    need(set(lg.mix) <= set(LEAGUE_KINDS), "league.mix", f"kinds are {list(LEAGUE_KINDS)}")
-    need(all(w >= 0 for w in lg.mix.values()) and sum(lg.mix.values()) > 0, "league.mix",
-         "weights must be >= 0 with a positive sum")
-    need(lg.mix.get("pool", 0) == 0 or bool(lg.pool), "league.pool", "lists no policy but league.mix.pool > 0")
-    need(lg.snapshot_every > 0, "league.snapshot_every", "must be > 0")
-    need(lg.max_snapshots >= 1, "league.max_snapshots", "must be >= 1")
-    e = cfg.eval
-    need(e.every > 0 and e.games >= 1 and e.final_games >= 0, "eval", "every > 0, games >= 1, final_games >= 0")
-    need(lo <= e.players <= hi, "eval.players", f"must be {lo}..{hi}")
+    validate_league(cfg.league, LEAGUE_KINDS)
+    validate_eval(cfg.eval, cfg.player_range)
     return cfg
 
 
-def load_config(path: str | Path | None, overrides: list[str] = ()) -> RLlibConfig:
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> RLlibConfig:
     """The config of a YAML file (or the defaults), with ``key=value`` overrides applied."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            data = yaml.safe_load(Path(path).read_text()) or {}
-        except OSError as err:
-            raise ConfigError(f"cannot read config {path}: {err}") from None
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config {path} is not valid YAML: {err}") from None
-    for text in overrides:
-        keys, value = parse_override(text)
-        node = data
-        for k in keys[:-1]:
-            node = node.setdefault(k, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"--set {text!r}: {k} is not a section")
-        node[keys[-1]] = value
-    return validate(_build(RLlibConfig, data))
+    return validate(build(RLlibConfig, read_config(path, overrides)))
 
 
 # ---------------------------------------------------------------------------- the RLlib side
