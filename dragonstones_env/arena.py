@@ -68,7 +68,8 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     denom = 1 + z * z / games
     centre = (p + z * z / (2 * games)) / denom
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # rounding may put a bound a hair on the wrong side of p at 0 or at 1: the interval holds p
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def seat_rotated_match(

@@ -128,3 +128,13 @@ def test_bad_requests():
         evaluate(["random"], players=3, games=1, lineup=["random"] * 4, progress=False)
     with pytest.raises(EvaluationError, match="only: heuristic"):
         evaluate(["random"], players=3, games=1, lineup=["random", "random", "heuristic"], progress=False)
+
+
+def test_wilson_interval_holds_the_rate_at_the_extremes():
+    """0 wins and all wins: rounding must not put a bound on the wrong side (matplotlib refuses it)."""
+    from dragonstones_env.arena import wilson_interval
+
+    for games in (1, 7, 300, 900, 2000):
+        for wins in (0, games):
+            low, high = wilson_interval(wins, games)
+            assert 0.0 <= low <= wins / games <= high <= 1.0
