@@ -228,8 +228,12 @@ def assert_conserved(game: Game) -> None:
     assert sorted(cards) == sorted(SPECIAL_DECK)
 
 
+def options_of(game: Game) -> set[tuple]:
+    return set(game.legal_options())
+
+
 def check_games() -> Iterable[None]:
-    """Body of the per-module autouse fixture: check every game made during the test."""
+    """Body of the ``conserved`` fixture (tests/conftest.py): check every game made during the test."""
     GAMES.clear()
     yield
     for game in GAMES:

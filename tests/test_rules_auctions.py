@@ -8,7 +8,6 @@ from tests.support import (
     auction_of,
     bank_stones,
     bid_all,
-    check_games,
     choose,
     make_game,
     pass_auction,
@@ -19,10 +18,7 @@ from tests.support import (
     win,
 )
 
-
-@pytest.fixture(autouse=True)
-def conserved():
-    yield from check_games()
+pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test
 
 
 def at_red_dragon(**holdings_of_player_0):

@@ -9,12 +9,12 @@ from tests.support import (
     at,
     auction_of,
     bid_all,
-    check_games,
     choose,
     give_doppelganger,
     make_game,
     next_cards,
     not_yet_auctioned,
+    options_of,
     pass_auction,
     run_to,
     set_player,
@@ -23,14 +23,7 @@ from tests.support import (
     win,
 )
 
-
-@pytest.fixture(autouse=True)
-def conserved():
-    yield from check_games()
-
-
-def options_of(game):
-    return set(game.legal_options())
+pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test
 
 
 def run_to_last(game, card):

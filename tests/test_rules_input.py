@@ -10,12 +10,9 @@ import pytest
 
 from dragonstones_env.core import IllegalOptionError
 from dragonstones_env.engine import Game
-from tests.support import at, check_games, choose, make_game, run_to, set_player, win
+from tests.support import at, choose, make_game, run_to, set_player, win
 
-
-@pytest.fixture(autouse=True)
-def conserved():
-    yield from check_games()
+pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test
 
 
 @pytest.mark.parametrize("n", [2, 7, 0, -3, "4", 4.0, True, None])

@@ -12,10 +12,10 @@ from tests.support import (
     at,
     bank_stones,
     bid_all,
-    check_games,
     choose,
     drain_bank,
     finish_turn,
+    options_of,
     rig_stone_draws,
     run_to,
     set_bank_stones,
@@ -24,14 +24,7 @@ from tests.support import (
     win,
 )
 
-
-@pytest.fixture(autouse=True)
-def conserved():
-    yield from check_games()
-
-
-def options_of(game):
-    return set(game.legal_options())
+pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test
 
 
 def coins(game, p):

@@ -9,11 +9,11 @@ from tests.support import (
     at,
     auction_of,
     bid_all,
-    check_games,
     choose,
     drain_bank,
     finish_turn,
     make_game,
+    options_of,
     run_to,
     set_player,
     stones,
@@ -21,14 +21,7 @@ from tests.support import (
     win,
 )
 
-
-@pytest.fixture(autouse=True)
-def conserved():
-    yield from check_games()
-
-
-def options_of(game):
-    return set(game.legal_options())
+pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test
 
 
 # ---------------------------------------------------------------------------- F19 Witch

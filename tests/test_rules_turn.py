@@ -10,7 +10,6 @@ import pytest
 from dragonstones_env.cards import SPECIAL_DECK, STANDARD
 from dragonstones_env.engine import DEFAULT_MAX_TURNS
 from tests.support import (
-    check_games,
     choose,
     finish_turn,
     give_doppelganger,
@@ -23,10 +22,7 @@ from tests.support import (
     win,
 )
 
-
-@pytest.fixture(autouse=True)
-def conserved():
-    yield from check_games()
+pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test
 
 
 # ---------------------------------------------------------------------------- setup
