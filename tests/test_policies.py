@@ -161,3 +161,14 @@ def test_shipped_checkpoints_load_by_name(checkpoint, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "HERE", tmp_path)
     assert "tiny" in available()
     assert isinstance(load_policy("tiny"), CheckpointPolicy)
+
+
+def test_the_shipped_champion_loads_by_name_and_plays_legal_actions():
+    assert "champion" in available()
+    champion = load_policy("champion", seed=0)
+    assert isinstance(champion, CheckpointPolicy) and champion.card["steps"] > 0
+    assert champion.card["evaluation_1000_games"]["vs_3_heuristic_4p"]["games"] >= 1000
+    for n in (3, 6):
+        result = play_game(lambda n=n: env(num_players=n), [champion] + [RandomPolicy(i) for i in range(1, n)],
+                           ["champion"] + ["random"] * (n - 1), seed=n)
+        assert result.winners or result.truncated
