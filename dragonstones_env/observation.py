@@ -150,7 +150,7 @@ class Observer:
         return obs
 
     def _public_vector(self, game: Game) -> np.ndarray:
-        out = public_vector(game, with_history=False)
+        out = public_vector(game)
         # Revealed bids of this turn: an auction's row is final once it is settled.
         key = (id(game), game.turn)
         if key != self._turn_key:
@@ -217,8 +217,9 @@ def _piles(game: Game) -> np.ndarray:
     return np.concatenate([pile, discards])
 
 
-def public_vector(game: Game, with_history: bool = True) -> np.ndarray:
-    """Everything every player may see, in absolute seat order (see :data:`LAYOUT`)."""
+def public_vector(game: Game) -> np.ndarray:
+    """What every player may see, in absolute seat order (see :data:`LAYOUT`), but for the bid
+    history and the special piles, which :class:`Observer` keeps up to date incrementally."""
     out = np.zeros(OBS_SIZE, np.float32)
     n = game.num_players
     out[LAYOUT["seat_present"].slice.start : LAYOUT["seat_present"].slice.start + n] = 1.0
@@ -251,12 +252,6 @@ def public_vector(game: Game, with_history: bool = True) -> np.ndarray:
     seats = out[LAYOUT["seats"].slice].reshape(LAYOUT["seats"].shape)
     seats[:n] = np.array(rows, np.float32) / _SEAT_SCALE
 
-    if with_history:
-        cards = view(out, "bid_cards")
-        bids = view(out, "bids")
-        for slot, auc in enumerate(game.auctions):
-            _fill_slot(cards, bids, slot, auc)
-        out[_PILES] = _piles(game)
     return out
 
 
