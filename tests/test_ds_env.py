@@ -16,50 +16,21 @@ from dragonstones_env.drachenschatten import TYPE_INDEX as T
 from dragonstones_env.drachenschatten import actions as A
 from dragonstones_env.drachenschatten import env as ds_env
 from dragonstones_env.drachenschatten.observation import OBS_HIGH, OBS_SIZE, view
+from tests.aec_support import act_ds, arranged_ds, random_step
+from tests.aec_support import play_until as _play_until
 
 NAMES = [f"player_{i}" for i in range(4)]
 
 
-def random_step(e, rng: np.random.Generator) -> None:
-    obs, _, term, trunc, _ = e.last()
-    if term or trunc:
-        e.step(None)
-        return
-    e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-
-
 def play_until(e, rng, predicate, limit=3000) -> bool:
-    """Random play until predicate(raw env) holds at a live decision; False if the game ended first."""
-    for _ in range(limit):
-        if e.unwrapped.game.over:
-            return False
-        if predicate(e.unwrapped):
-            return True
-        random_step(e, rng)
-    return False
+    return _play_until(e, rng, predicate, limit)
 
 
 def arranged(n, stacks=None, colls=None, current=0, filler=True):
-    """A wrapped env whose engine was arranged (test-only ``DrachenSchattenGame.arrange``)."""
-    e = ds_env(num_players=n)
-    e.reset(seed=0)
-    raw = e.unwrapped
-    st = [[] for _ in range(16)]
-    if filler:
-        st[15] = ["boots turn-over", "boots turn-over"]  # keeps D7 from ending the game
-    for k, v in (stacks or {}).items():
-        st[k] = list(v)
-    raw.game.arrange(st, colls or [[] for _ in range(n)], current)
-    raw.agent_selection = raw.possible_agents[raw.game.decision.player]
-    return e
+    return arranged_ds(n, stacks, colls, current, 15 if filler else None)
 
 
-def act(e, option) -> None:
-    """Step the engine option ``option`` (absolute seats) as an action of the agent to move."""
-    raw = e.unwrapped
-    a = A.encode(option, raw.game.decision.player, raw.num_players)
-    assert a in raw.legal_actions(), (option, raw.game.legal_options())
-    e.step(a)
+act = act_ds
 
 
 # ---------------------------------------------------------------- PettingZoo conformance

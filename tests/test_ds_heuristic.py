@@ -12,34 +12,17 @@ from dragonstones_env.drachenschatten import actions as A
 from dragonstones_env.drachenschatten.observation import view
 from policies import load_policy
 from policies.ds_heuristic import DrachenSchattenHeuristic, parse
+from tests.aec_support import act_ds, arranged_ds
 
 # ---------------------------------------------------------------- helpers
 
 
 def arranged(n, stacks=None, colls=None, current=0, filler=True):
-    """A wrapped env at the start of ``current``'s turn with these cards (test-only ``arrange``).
-
-    ``stacks``: {stack: [card types, top first]}; a filler village stack keeps D7 from ending the game.
-    """
-    e = drachenschatten.env(num_players=n)
-    e.reset(seed=0)
-    raw = e.unwrapped
-    st = [[] for _ in range(16)]
-    if filler:
-        st[7] = ["boots turn-over", "boots turn-over"]
-    for k, v in (stacks or {}).items():
-        st[k] = list(v)
-    raw.game.arrange(st, colls or [[] for _ in range(n)], current)
-    raw.agent_selection = raw.possible_agents[raw.game.decision.player]
-    return e
+    """``stacks``: {stack: [card types, top first]}; a filler village stack keeps D7 from ending the game."""
+    return arranged_ds(n, stacks, colls, current, 7 if filler else None)
 
 
-def act(e, option) -> None:
-    """Step the engine option ``option`` (absolute seats) for the agent to move."""
-    raw = e.unwrapped
-    a = A.encode(option, raw.game.decision.player, raw.num_players)
-    assert a in raw.legal_actions(), (option, raw.game.legal_options())
-    e.step(a)
+act = act_ds
 
 
 def bot_option(e, seed=0) -> tuple:

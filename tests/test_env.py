@@ -12,26 +12,7 @@ from pettingzoo.test import api_test, seed_test
 from dragonstones_env import actions as A
 from dragonstones_env import env, raw_env
 from dragonstones_env.observation import LAYOUT, OBS_SIZE, SEAT_FEATURES, view
-
-
-def random_step(e, rng: np.random.Generator) -> None:
-    obs, _, term, trunc, _ = e.last()
-    if term or trunc:
-        e.step(None)
-        return
-    legal = np.flatnonzero(obs["action_mask"])
-    e.step(int(rng.choice(legal)))
-
-
-def play_until(e, rng, predicate, limit=5000) -> bool:
-    """Random play until predicate(raw env) holds at a decision; False if the game ended first."""
-    for _ in range(limit):
-        if e.unwrapped.game.over:
-            return False
-        if predicate(e.unwrapped):
-            return True
-        random_step(e, rng)
-    return False
+from tests.aec_support import play_until, random_step
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
