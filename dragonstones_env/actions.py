@@ -16,14 +16,14 @@ import itertools
 
 import numpy as np
 
-from .cards import CHARACTER_INDEX, CHARACTER_NAMES, COLOURS
+from .cards import CHARACTER_INDEX, CHARACTER_SLOTS, COLOURS, MERCHANT_COINS, NUM_CHARACTER_SLOTS
 from .layout import Family, build_families, families_table
 
 FAIRY_CAP = 20
 COMMON_CAP = 15
 SILVER_CAP = 40
 MAX_SEATS = 6
-COINS = ("common", "fairy", "silver")
+COINS = MERCHANT_COINS
 STEAL_WHAT = (*COLOURS, "coin")
 # Every stone payment a power can ask for: 2 of a colour (Apprentice), one of each
 # (Wizard), any 4 (Magician, Sorcerer) and any 5 (Enchantress).
@@ -41,7 +41,7 @@ def _families() -> tuple[Family, ...]:
         ("colour", (3,), "colour: red, blue, yellow (Ancient Dragon, Rainbow Dragon, Troll)"),
         ("target", (MAX_SEATS - 1,), "Brigand's victim, relative seat 1-5"),
         ("steal", (MAX_SEATS - 1, 4), "Thief: relative seat 1-5 x red, blue, yellow, coin (F23)"),
-        ("character", (len(CHARACTER_NAMES),), "Ghost's or Imp's pick, by character"),
+        ("character", (NUM_CHARACTER_SLOTS,), "Ghost's or Imp's pick, by character (last 4: custom)"),
         ("buy", (3, 3), "Merchant: colour x paid with common, fairy, silver (F36)"),
         ("draw", (1,), "Rainbow Dragon: draw again"),
         ("stop", (1,), "Rainbow Dragon: keep the stones; Merchant: stop buying"),
@@ -107,7 +107,7 @@ def _decode_table() -> list[tuple]:
             elif fam.name == "steal":
                 table.append(("steal", i // 4 + 1, STEAL_WHAT[i % 4]))
             elif fam.name == "character":
-                table.append(("character", CHARACTER_NAMES[i]))
+                table.append(("character", CHARACTER_SLOTS[i]))
             elif fam.name == "buy":
                 table.append(("buy", COLOURS[i // 3], COINS[i % 3]))
             else:
@@ -151,7 +151,7 @@ def describe(action: int) -> str:
     if fam.name == "steal":
         return f"steal from seat +{i // 4 + 1}: {STEAL_WHAT[i % 4]}"
     if fam.name == "character":
-        return f"pick character: {CHARACTER_NAMES[i]}"
+        return f"pick character: {CHARACTER_SLOTS[i]}"
     if fam.name == "buy":
         return f"buy a {COLOURS[i // 3]} stone with {'3 silver' if i % 3 == 2 else '1 ' + COINS[i % 3] + ' gold'}"
     return {"take": "take the coins instead", "draw": "draw again", "stop": "stop",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 COLOURS: tuple[str, ...] = ("red", "blue", "yellow")
+MERCHANT_COINS: tuple[str, ...] = ("common", "fairy", "silver")  # what the Merchant takes (F36)
 
 
 @dataclass(frozen=True)
@@ -58,5 +59,14 @@ BY_NAME: dict[str, Character] = {c.name: c for c in CHARACTERS}
 STANDARD: tuple[str, ...] = tuple(c.name for c in CHARACTERS if c.standard)
 SPECIAL_DECK: tuple[str, ...] = tuple(c.name for c in CHARACTERS if not c.standard for _ in range(c.copies))
 CARDS_PER_TURN = len(STANDARD) + 2  # F7, F8: ten characters a turn
+
+# The box has three blank cards for players' own characters: the layouts reserve slots for
+# custom characters after the real ones (padded like absent seats), so that adding one
+# needs no new observation or action layout.
+RESERVED_CHARACTER_SLOTS = 4
+CHARACTER_SLOTS: tuple[str, ...] = CHARACTER_NAMES + tuple(
+    f"custom_{i + 1}" for i in range(RESERVED_CHARACTER_SLOTS)
+)
+NUM_CHARACTER_SLOTS = len(CHARACTER_SLOTS)
 
 assert len(STANDARD) == 8 and len(SPECIAL_DECK) == 25  # F5

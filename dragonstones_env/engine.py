@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import CARDS_PER_TURN, COLOURS, SPECIAL_DECK, STANDARD
+from .cards import CARDS_PER_TURN, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
 from .core import _PLAIN, Decision, IllegalOptionError, Option, as_option
 
 # F2 stock.
@@ -143,6 +143,41 @@ class Auction:
         }
 
 
+@dataclass(slots=True)
+class PowerUse:
+    """The power being used now, and the public facts its decisions depend on.
+
+    Everything here is announced to the table as it happens, so it is in the observation
+    and in :meth:`Game.state_dict`: a policy without memory must not need the history.
+    """
+
+    card: str
+    player: int
+    auction: Auction  # the auction it was won in (through the Ghost, Imp or Goblin: theirs, F31)
+    source: str | None = None  # the card it is used through: Ghost, Imp or Goblin (F31, F33, F35)
+    uses_left: int = 0  # further uses of this power queued right after it (a played Doppelganger, F28)
+    named: int | None = None  # Rainbow Dragon: the colour named (F39)
+    bought: list[int] = field(default_factory=lambda: [0, 0, 0])  # Merchant: stones bought this use (F36)
+    paid: list[int] = field(default_factory=lambda: [0, 0, 0])  # Merchant: common, fairy, silver paid
+    second_bidders: list[int] | None = None  # Thief: the players it may rob (F23)
+    price: int | None = None  # Necromancer: the fairy gold it would pay (F37)
+
+    def to_dict(self, auctions: list[Auction]) -> dict[str, Any]:
+        slot = next((i for i, a in enumerate(auctions) if a is self.auction), None)
+        return {
+            "card": self.card,
+            "player": self.player,
+            "auction": slot,
+            "source": self.source,
+            "uses_left": self.uses_left,
+            "named": None if self.named is None else COLOURS[self.named],
+            "bought": dict(zip(COLOURS, self.bought, strict=True)),
+            "paid": dict(zip(MERCHANT_COINS, self.paid, strict=True)),
+            "second_bidders": self.second_bidders,
+            "price": self.price,
+        }
+
+
 Handler = Callable[["Game", int, Option, dict], None]
 
 
@@ -205,7 +240,9 @@ class Game:
         self.played: list[tuple[str, str]] = []  # (card, how) in order: won/cursed/passed/tied/imp/goblin
         self.auctions: list[Auction] = []  # this turn's auctions
         self.auction: Auction | None = None  # the auction being bid or resolved
-        self.queue: deque[tuple[str, int, Auction]] = deque()  # power uses waiting to run
+        # Power uses waiting to run: (card, user, auction, the card it is used through or None).
+        self.queue: deque[tuple[str, int, Auction, str | None]] = deque()
+        self.power: PowerUse | None = None  # the power being used now
         self.pending: _Pending | None = None
         self.winner: int | None = None
         self.truncated = False
@@ -311,6 +348,7 @@ class Game:
             "auctions": [x.to_dict() for x in self.auctions],
             "auction": None if a is None else {**a.to_dict(), "sealed": sorted(a._sealed)},
             "decision": None if d is None else {"kind": d.kind, "player": d.player, "card": d.card},
+            "power": None if self.power is None else self.power.to_dict(self.auctions),
             "winner": self.winner,
             "truncated": self.truncated,
             "over": self.over,
@@ -396,8 +434,11 @@ class Game:
         from .powers import use_power  # powers import this module
 
         while self.pending is None and not self.over:
+            self.power = None
             if self.queue:
-                card, player, auction = self.queue.popleft()
+                card, player, auction, source = self.queue.popleft()
+                uses_left = sum(1 for q in self.queue if q[0] == card and q[1] == player and q[2] is auction)
+                self.power = PowerUse(card, player, auction, source, uses_left)
                 use_power(self, card, player, auction)
             elif self.auction is not None:
                 self.auction = None  # its power (if any) is done
@@ -558,7 +599,7 @@ class Game:
 
             self.ask("doppelganger", winner, a.card, [("yes",), ("no",)], resolve_doppelganger)
         else:
-            self.queue.append((a.card, winner, a))
+            self.queue.append((a.card, winner, a, None))
 
 
 def replay(record: list[dict[str, Any]]) -> Game:

@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Import | ``from dragonstones_env import env, raw_env`` |
-| Name | ``dragonstones_v0`` |
+| Name | ``dragonstones_v1`` |
 | Agents | ``player_0`` ... ``player_{n-1}``, n = 3..6 (``num_players``) |
 | Actions | ``Discrete(NUM_ACTIONS)``, the same for every agent and table size, masked |
 | Observations | ``{"observation": Box(float32, (OBS_SIZE,)), "action_mask": Box(int8, (NUM_ACTIONS,))}`` |
@@ -49,7 +49,7 @@ from .layout import signature
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
 
 # Fingerprint of the observation and action layouts: checkpoints made for another are refused.
-LAYOUT_SIGNATURE = signature("dragonstones_v0", LAYOUT, A.NUM_ACTIONS)
+LAYOUT_SIGNATURE = signature("dragonstones_v1", LAYOUT, A.NUM_ACTIONS)
 
 OPTIONS = {
     "num_players": 4,
@@ -67,7 +67,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     metadata = {
-        "name": "dragonstones_v0",
+        "name": "dragonstones_v1",
         "layout": LAYOUT_SIGNATURE,
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,

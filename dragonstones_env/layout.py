@@ -9,29 +9,109 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 
 @dataclass(frozen=True)
 class Piece:
+    """One named piece of a flat vector.
+
+    ``scale``: what the stored values were divided by (a number, or one per entry of the
+    last axis), so that ``stored * scale`` gives the counts back; ``labels`` name the
+    entries of the last axis (features, or the categories of a one-hot); ``onehot`` says
+    that each row holds at most one 1 (decoded to its label or index); ``exact`` that the
+    decoded values are whole numbers (rounded on decoding).
+    """
+
     name: str
     shape: tuple[int, ...]
     slice: slice
     seat_axis: int | None  # the axis indexed by relative seat, if any
     help: str
+    scale: float | tuple[float, ...] = 1.0
+    labels: tuple[str, ...] | None = None
+    onehot: bool = False
+    exact: bool | tuple[bool, ...] = True
 
 
-def build_layout(spec: Sequence[tuple[str, tuple[int, ...], int | None, str]]) -> dict[str, Piece]:
-    """Lay the pieces ``(name, shape, seat_axis, help)`` end to end, in order."""
+def build_layout(spec: Sequence[tuple]) -> dict[str, Piece]:
+    """Lay the pieces ``(name, shape, seat_axis, help, **extras)`` end to end, in order.
+
+    A spec row is ``(name, shape, seat_axis, help)`` optionally followed by a dict of the
+    :class:`Piece` extras (``scale``, ``labels``, ``onehot``, ``exact``).
+    """
     pieces, start = {}, 0
-    for name, shape, seat_axis, text in spec:
+    for row in spec:
+        name, shape, seat_axis, text = row[:4]
+        extras = row[4] if len(row) > 4 else {}
         if name in pieces:
             raise ValueError(f"duplicate piece name {name!r}")
+        labels = extras.get("labels")
+        if labels is not None and len(labels) != shape[-1]:
+            raise ValueError(f"piece {name!r}: {len(labels)} labels for a last axis of {shape[-1]}")
+        scale = extras.get("scale", 1.0)
+        if not isinstance(scale, (int, float)) and len(scale) != shape[-1]:
+            raise ValueError(f"piece {name!r}: {len(scale)} scales for a last axis of {shape[-1]}")
         size = math.prod(shape)
-        pieces[name] = Piece(name, tuple(shape), slice(start, start + size), seat_axis, text)
+        pieces[name] = Piece(name, tuple(shape), slice(start, start + size), seat_axis, text, **extras)
         start += size
     return pieces
+
+
+def scale_vector(layout: dict[str, Piece]) -> np.ndarray:
+    """Per float of the flat vector, what it was divided by (``stored * scale`` = counts)."""
+    out = np.ones(layout_size(layout), np.float64)
+    for p in layout.values():
+        out[p.slice] = np.broadcast_to(np.asarray(p.scale, np.float64), p.shape).ravel()
+    return out
+
+
+def exact_vector(layout: dict[str, Piece]) -> np.ndarray:
+    """Per float of the flat vector, whether its decoded value is a whole number."""
+    out = np.ones(layout_size(layout), bool)
+    for p in layout.values():
+        out[p.slice] = np.broadcast_to(np.asarray(p.exact, bool), p.shape).ravel()
+    return out
+
+
+def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact: np.ndarray) -> dict[str, Any]:
+    """A structured, unscaled view of a flat vector: piece name -> value.
+
+    * a one-hot piece: its label (or index, without labels), ``None`` where nothing is set;
+      a row per leading index when the piece has more than one axis;
+    * a piece with ``labels``: a dict label -> counts (an int or float for a 1-D piece,
+      an array over the leading axes otherwise);
+    * any other piece: its counts, an array in the piece's shape.
+
+    ``scales`` and ``exact`` are :func:`scale_vector` and :func:`exact_vector` of the layout
+    (computed once by the caller).
+    """
+    flat = np.asarray(obs, np.float64) * scales
+    flat = np.where(exact, np.rint(flat), flat)
+    out: dict[str, Any] = {}
+    for p in layout.values():
+        block = flat[p.slice].reshape(p.shape)
+        if p.onehot:
+            rows = block.reshape(-1, p.shape[-1])
+            picked = [(int(r.argmax()) if r.max() > 0.5 else None) for r in rows]
+            if p.labels is not None:
+                picked = [None if i is None else p.labels[i] for i in picked]
+            out[p.name] = picked[0] if len(p.shape) == 1 else picked
+        elif p.labels is not None:
+            if len(p.shape) == 1:
+                out[p.name] = {lab: _scalar(block[i], p, i) for i, lab in enumerate(p.labels)}
+            else:
+                out[p.name] = {lab: block[..., i] for i, lab in enumerate(p.labels)}
+        else:
+            out[p.name] = block
+    return out
+
+
+def _scalar(x: float, piece: Piece, i: int) -> int | float:
+    exact = piece.exact if isinstance(piece.exact, bool) else piece.exact[i]
+    return int(x) if exact else float(x)
 
 
 def layout_size(layout: dict[str, Piece]) -> int:

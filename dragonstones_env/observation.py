@@ -17,16 +17,26 @@ the order of the face-down characters.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .cards import CARDS_PER_TURN, CHARACTER_INDEX, CHARACTER_NAMES, SPECIAL_DECK
+from .cards import (
+    CARDS_PER_TURN,
+    CHARACTER_INDEX,
+    CHARACTER_SLOTS,
+    COLOURS,
+    MERCHANT_COINS,
+    NUM_CHARACTER_SLOTS,
+    SPECIAL_DECK,
+)
 from .engine import BID, DECISION_KINDS, STOCK, TIEBREAK, Game
-from .layout import Piece, build_layout, layout_size, seat_permutation
+from .layout import Piece, build_layout, exact_vector, layout_size, scale_vector, seat_permutation
+from .layout import decode as _decode
 from .layout import layout_table as _layout_table
 from .layout import view as _view
 
 MAX_SEATS = 6
-NUM_CHARACTERS = len(CHARACTER_NAMES)
 CARD_STATUS = ("face_down", "won", "passed", "cursed", "imp_goblin")  # per character, this turn
 _STATUS_INDEX = {"won": 1, "passed": 2, "tied": 2, "cursed": 3, "imp": 4, "goblin": 4}
 SEAT_FEATURES = (
@@ -45,38 +55,83 @@ SEAT_FEATURES = (
     "in_tiebreak",
     "auction_winner",
 )
-BID_FEATURES = ("fairy", "common", "black", "amulet", "value", "tiebreak_value")
+BID_FEATURES = ("fairy", "common", "black", "amulet", "value", "tiebreak_silver", "tiebreak_amulet")
 OWN_FEATURES = ("fairy", "common", "silver", "black", "amulets", "bid_fairy", "bid_common", "bid_black", "bid_amulet")
+DECISION_LABELS = (*DECISION_KINDS, "none")  # "none": the game is over
+BANK_FEATURES = ("fairy", "common", "silver", "amulets", *COLOURS)
 # Scales: counts are divided so that typical values fall in 0..1 (they may exceed it).
-_SEAT_SCALE = np.array([3, 12, 12, 12, 10, 2, 2, 1, 10, 10, 20, 1, 1, 1], np.float32)
-_BID_SCALE = np.array([10, 10, 1, 1, 20, 20], np.float32)
-_OWN_SCALE = np.array([10, 10, 20, 2, 2, 10, 10, 1, 1], np.float32)
+_STONES = STOCK["stones"]
+SEAT_SCALE = (3, 12, 12, 12, 10, 2, 2, 1, 10, 10, 20, 1, 1, 1)
+BID_SCALE = (10, 10, 1, 1, 20, 20, 1)
+OWN_SCALE = (10, 10, 20, 2, 2, 10, 10, 1, 1)
+BANK_SCALE = (STOCK["fairy"], STOCK["common"], STOCK["silver"], STOCK["amulets"], _STONES, _STONES, _STONES)
 OBS_HIGH = 100.0
+_C = NUM_CHARACTER_SLOTS
 
-
+# (name, shape, seat axis, meaning, extras): the layout, as data. See layout.Piece for the extras.
 _SPEC = [
     ("seat_present", (MAX_SEATS,), 0, "1 for each seat at the table"),
-    ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat that must decide now"),
+    ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat that must decide now", {"onehot": True}),
     ("has_bid", (MAX_SEATS,), 0, "seats whose bid of the current round is sealed (not its content)"),
-    ("decision", (len(DECISION_KINDS) + 1,), None, "one-hot decision kind (last: none, game over)"),
-    ("card", (NUM_CHARACTERS,), None, "one-hot: the character being auctioned or resolved"),
-    ("progress", (2,), None, "turn / max_turns, auctions held this turn / 10"),
-    ("bank", (7,), None, "bank: fairy/60, common/15, silver/40, amulets/2, red, blue, yellow stones/12"),
-    ("pending_stones", (3,), None, "stones drawn by the Rainbow Dragon, not yet kept or returned /12"),
-    ("turn_cards", (NUM_CHARACTERS, len(CARD_STATUS)), None,
-     "per character, this turn: face down, won, passed or tied, cursed, played through Imp/Goblin"),
-    ("special_pile", (NUM_CHARACTERS,), None, "specials known to be in the draw pile (order unknown)"),
-    ("special_discards", (NUM_CHARACTERS,), None, "specials in the discard pile"),
-    ("seats", (MAX_SEATS, len(SEAT_FEATURES)), 0, "per seat: " + ", ".join(SEAT_FEATURES)),
-    ("bid_cards", (CARDS_PER_TURN, NUM_CHARACTERS), None, "one-hot character of each auction this turn"),
+    ("decision", (len(DECISION_LABELS),), None, "one-hot decision kind (last: none, game over)",
+     {"onehot": True, "labels": DECISION_LABELS}),
+    ("card", (_C,), None, "one-hot: the character being auctioned or resolved",
+     {"onehot": True, "labels": CHARACTER_SLOTS}),
+    ("progress", (2,), None, "turn / max_turns, auctions held this turn / 10",
+     {"labels": ("turn_fraction", "auctions_held"), "scale": (1, CARDS_PER_TURN), "exact": (False, True)}),
+    ("bank", (7,), None, "bank: fairy/60, common/15, silver/40, amulets/2, red, blue, yellow stones/12",
+     {"labels": BANK_FEATURES, "scale": BANK_SCALE}),
+    ("pending_stones", (3,), None, "stones drawn by the Rainbow Dragon, not yet kept or returned /12",
+     {"labels": COLOURS, "scale": _STONES}),
+    ("turn_cards", (_C, len(CARD_STATUS)), None,
+     "per character, this turn: face down, won, passed or tied, cursed, played through Imp/Goblin",
+     {"labels": CARD_STATUS}),
+    ("special_pile", (_C,), None, "specials known to be in the draw pile (order unknown)"),
+    ("special_discards", (_C,), None, "specials in the discard pile"),
+    ("seats", (MAX_SEATS, len(SEAT_FEATURES)), 0, "per seat: " + ", ".join(SEAT_FEATURES),
+     {"labels": SEAT_FEATURES, "scale": SEAT_SCALE}),
+    ("bid_cards", (CARDS_PER_TURN, _C), None, "one-hot character of each auction this turn",
+     {"onehot": True, "labels": CHARACTER_SLOTS}),
     ("bids", (CARDS_PER_TURN, MAX_SEATS, len(BID_FEATURES)), 1,
-     "revealed bids of each auction this turn, per seat: " + ", ".join(BID_FEATURES)),
-    ("own", (len(OWN_FEATURES),), None, "the viewer's coins and own sealed bid: " + ", ".join(OWN_FEATURES)),
+     "revealed bids of each auction this turn, per seat: " + ", ".join(BID_FEATURES),
+     {"labels": BID_FEATURES, "scale": BID_SCALE}),
+    ("own", (len(OWN_FEATURES),), None, "the viewer's coins and own sealed bid: " + ", ".join(OWN_FEATURES),
+     {"labels": OWN_FEATURES, "scale": OWN_SCALE}),
+    # The power being used now: what the table has been told since it started (layout v1).
+    ("power_source", (_C,), None, "one-hot: the card the power is used through (Ghost, Imp, Goblin; F31-F35)",
+     {"onehot": True, "labels": CHARACTER_SLOTS}),
+    ("power_auction", (CARDS_PER_TURN,), None, "one-hot: the auction of this turn the power uses (F23, F31, F37)",
+     {"onehot": True}),
+    ("power_uses_left", (1,), None, "further uses of this power queued after this one (a played Doppelganger, F28)"),
+    ("rainbow_named", (3,), None, "one-hot: the colour the Rainbow Dragon named (F39)",
+     {"onehot": True, "labels": COLOURS}),
+    ("merchant_bought", (3,), None, "stones the Merchant bought this use, by colour /12 (F36)",
+     {"labels": COLOURS, "scale": _STONES}),
+    ("merchant_paid", (3,), None, "coins the Merchant paid this use: common, fairy, silver /10 (F36)",
+     {"labels": MERCHANT_COINS, "scale": 10}),
+    ("second_bidders", (MAX_SEATS,), 0, "the seats the Thief may rob (F23)"),
+    ("necromancer_price", (1,), None, "fairy gold the Necromancer would pay /10 (F37)", {"scale": 10}),
 ]
 LAYOUT: dict[str, Piece] = build_layout(_SPEC)
 OBS_SIZE: int = layout_size(LAYOUT)
 _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 _COIN_COLS = [SEAT_FEATURES.index(f) for f in ("fairy", "common", "silver", "coins_known")]
+_SCALES = scale_vector(LAYOUT)
+_EXACT = exact_vector(LAYOUT)
+_SEAT_DIV = np.array(SEAT_SCALE, np.float32)
+_BID_DIV = np.array(BID_SCALE, np.float32)
+_OWN_DIV = np.array(OWN_SCALE, np.float32)
+
+
+def decode(obs: np.ndarray) -> dict[str, Any]:
+    """A structured, unscaled view of an observation vector: piece name -> value.
+
+    One-hot pieces give their label (``decode(obs)["card"] == "Troll"``), labelled pieces a
+    dict (``decode(obs)["seats"]["score"]`` is the score of each relative seat, ``[0]`` the
+    viewer's), the others their counts. Bots read observations through this, never through
+    the scales above.
+    """
+    return _decode(LAYOUT, obs, _SCALES, _EXACT)
 
 
 def view(obs: np.ndarray, name: str) -> np.ndarray:
@@ -119,7 +174,7 @@ class Observer:
                               + LAYOUT["bids"].slice.stop - LAYOUT["bids"].slice.start, np.float32)
         self._bids_done = 0  # auctions of this turn whose bids are final in self._bids
         self._piles_key: tuple | None = None
-        self._piles = np.zeros(2 * NUM_CHARACTERS, np.float32)
+        self._piles = np.zeros(2 * _C, np.float32)
 
     def invalidate(self) -> None:
         self._public = None
@@ -146,7 +201,7 @@ class Observer:
                 own[5:9] = sealed
             else:  # a tie-break bid: silver in the fairy slot, amulet in the amulet slot
                 own[5], own[8] = sealed
-        obs[_OWN] = np.array(own, np.float32) / _OWN_SCALE
+        obs[_OWN] = np.array(own, np.float32) / _OWN_DIV
         return obs
 
     def _public_vector(self, game: Game) -> np.ndarray:
@@ -192,18 +247,15 @@ def _fill_slot(cards: np.ndarray, bids: np.ndarray, slot: int, auc) -> None:
     if auc.bids is None:
         return
     for p, (f, c, blk, am) in enumerate(auc.bids):
-        tb = 0
-        if auc.silver and p in auc.silver:
-            s, sa = auc.silver[p]
-            tb = s * (2 if sa else 1)
-        bids[slot, p] = (f, c, blk, am, auc.values[p], tb)
-    bids[slot] /= _BID_SCALE
+        silver, silver_amulet = auc.silver[p] if auc.silver and p in auc.silver else (0, 0)
+        bids[slot, p] = (f, c, blk, am, auc.values[p], silver, silver_amulet)
+    bids[slot] /= _BID_DIV
 
 
 def _piles(game: Game) -> np.ndarray:
     """Specials known to be in the draw pile, then those in the discards (F7, F43)."""
-    pile = np.zeros(NUM_CHARACTERS, np.float32)
-    discards = np.zeros(NUM_CHARACTERS, np.float32)
+    pile = np.zeros(_C, np.float32)
+    discards = np.zeros(_C, np.float32)
     for name in SPECIAL_DECK:
         pile[CHARACTER_INDEX[name]] += 1
     for name in game.special_discards:
@@ -231,7 +283,7 @@ def public_vector(game: Game) -> np.ndarray:
         out[LAYOUT["card"].slice.start + CHARACTER_INDEX[card]] = 1.0
     b = game.bank
     out[_SCALARS] = np.array(
-        [game.turn / game.max_turns, len(game.auctions) / CARDS_PER_TURN,
+        [game.turn / game.max_turns, len(game.auctions),
          b.fairy, b.common, b.silver, b.amulets, *b.stones, *game.pending_stones], np.float32) / _SCALAR_SCALE
 
     status = out[LAYOUT["turn_cards"].slice]
@@ -250,16 +302,36 @@ def public_vector(game: Game) -> np.ndarray:
         for p, pl in enumerate(game.players)
     ]
     seats = out[LAYOUT["seats"].slice].reshape(LAYOUT["seats"].shape)
-    seats[:n] = np.array(rows, np.float32) / _SEAT_SCALE
-
+    seats[:n] = np.array(rows, np.float32) / _SEAT_DIV
+    if game.power is not None:
+        _fill_power(out, game)
     return out
 
 
 _SCALARS = slice(LAYOUT["progress"].slice.start, LAYOUT["pending_stones"].slice.stop)
 assert LAYOUT["progress"].slice.stop == LAYOUT["bank"].slice.start
 assert LAYOUT["bank"].slice.stop == LAYOUT["pending_stones"].slice.start
-_SCALAR_SCALE = np.array([1, 1, STOCK["fairy"], STOCK["common"], STOCK["silver"], STOCK["amulets"]]
-                         + [STOCK["stones"]] * 6, np.float32)
+_SCALAR_SCALE = _SCALES[_SCALARS].astype(np.float32)
+
+
+def _fill_power(out: np.ndarray, game: Game) -> None:
+    """The power being used now (absolute seats; the observer rotates them)."""
+    pw = game.power
+    if pw.source is not None:
+        out[LAYOUT["power_source"].slice.start + CHARACTER_INDEX[pw.source]] = 1.0
+    slot = next((i for i, a in enumerate(game.auctions) if a is pw.auction), None)
+    if slot is not None:
+        out[LAYOUT["power_auction"].slice.start + slot] = 1.0
+    out[LAYOUT["power_uses_left"].slice.start] = pw.uses_left
+    if pw.named is not None:
+        out[LAYOUT["rainbow_named"].slice.start + pw.named] = 1.0
+    out[LAYOUT["merchant_bought"].slice] = np.array(pw.bought, np.float32) / _STONES
+    out[LAYOUT["merchant_paid"].slice] = np.array(pw.paid, np.float32) / 10
+    if pw.second_bidders is not None:
+        for q in pw.second_bidders:
+            out[LAYOUT["second_bidders"].slice.start + q] = 1.0
+    if pw.price is not None:
+        out[LAYOUT["necromancer_price"].slice.start] = pw.price / 10
 
 
 def layout_table() -> str:

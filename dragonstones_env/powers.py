@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .cards import COLOURS
+from .cards import COLOURS, MERCHANT_COINS
 
 if TYPE_CHECKING:
     from .engine import Auction, Game
@@ -104,6 +104,7 @@ def thief(g: Game, p: int, auction: Auction) -> None:
     options = [("steal", q, COLOURS[c]) for q in with_stones for c in range(3) if g.players[q].stones[c]]
     if not with_stones:
         options = [("steal", q, "coin") for q in seconds]
+    g.power.second_bidders = seconds
     g.ask("thief_steal", p, "Thief", options, _resolve_thief)
 
 
@@ -207,7 +208,7 @@ def resolve_doppelganger(g: Game, p: int, option: tuple, data: dict) -> None:
         g.log("played_doppelganger", player=p, card=auction.card)
         uses = 2
     for _ in range(uses):
-        g.queue.append((auction.card, p, auction))
+        g.queue.append((auction.card, p, auction, None))
 
 
 def _silver(amount: int) -> Power:
@@ -241,7 +242,7 @@ def ghost(g: Game, p: int, auction: Auction) -> None:
 
 def _resolve_ghost(g: Game, p: int, option: tuple, data: dict) -> None:
     g.log("ghost_copies", player=p, card=option[1])
-    g.queue.appendleft((option[1], p, data["auction"]))
+    g.queue.appendleft((option[1], p, data["auction"], "Ghost"))
 
 
 def gnome(g: Game, p: int, auction: Auction) -> None:
@@ -258,7 +259,7 @@ def goblin(g: Game, p: int, auction: Auction) -> None:
     card = g.face_down.pop(int(g.rng.integers(len(g.face_down))))
     g.played.append((card, "goblin"))
     g.log("goblin_draws", player=p, card=card)
-    g.queue.appendleft((card, p, auction))
+    g.queue.appendleft((card, p, auction, "Goblin"))
 
 
 def goldsmith(g: Game, p: int, auction: Auction) -> None:
@@ -281,7 +282,7 @@ def _resolve_imp(g: Game, p: int, option: tuple, data: dict) -> None:
     g.rng.shuffle(g.face_down)
     g.played.append((card, "imp"))
     g.log("imp_picks", player=p, card=card)
-    g.queue.appendleft((card, p, data["auction"]))
+    g.queue.appendleft((card, p, data["auction"], "Imp"))
 
 
 COIN_PRICES = {"common": 1, "fairy": 1, "silver": 3}  # F36
@@ -304,6 +305,8 @@ def _resolve_merchant(g: Game, p: int, option: tuple, data: dict) -> None:
     _, colour, coin = option
     g.pay(p, coin, COIN_PRICES[coin])  # fairy gold paid is lost for good (F36)
     g.gain_stone(p, COLOURS.index(colour))
+    g.power.bought[COLOURS.index(colour)] += 1
+    g.power.paid[MERCHANT_COINS.index(coin)] += COIN_PRICES[coin]
     g.log("bought", player=p, colour=colour, coin=coin)
     merchant(g, p, g.auction)
 
@@ -317,6 +320,7 @@ def necromancer(g: Game, p: int, auction: Auction) -> None:
     if auction.necromancer_paid:
         g.log("no_effect", player=p, card="Necromancer", why="the coins of this auction are paid")
         return
+    g.power.price = min(auction.bids[p][0], g.players[p].fairy_spent)
     g.ask("necromancer", p, "Necromancer", [("yes",), ("no",)], _resolve_necromancer, {"auction": auction})
 
 
@@ -354,6 +358,7 @@ def rainbow_dragon(g: Game, p: int, auction: Auction) -> None:
 
 def _resolve_rainbow_colour(g: Game, p: int, option: tuple, data: dict) -> None:
     g.log("rainbow_names", player=p, colour=option[1])
+    g.power.named = COLOURS.index(option[1])
     _rainbow_draw(g, p, COLOURS.index(option[1]))
 
 

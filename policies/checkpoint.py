@@ -128,7 +128,7 @@ class CheckpointPolicy:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
 
 
-def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v0") -> Path:
+def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1") -> Path:
     """Write ``model.zip``, ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``."""
     from .registry import expected_layout
 

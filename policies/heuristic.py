@@ -32,77 +32,18 @@ Equally good actions are broken by the bot's seeded ``numpy`` generator.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from dragonstones_env import actions as A
-from dragonstones_env.cards import CARDS_PER_TURN, CHARACTER_NAMES, COLOURS
-from dragonstones_env.engine import DECISION_KINDS, START
-from dragonstones_env.observation import (
-    _BID_SCALE,
-    _OWN_SCALE,
-    _SCALAR_SCALE,
-    _SEAT_SCALE,
-    BID_FEATURES,
-    CARD_STATUS,
-    LAYOUT,
-    OWN_FEATURES,
-    SEAT_FEATURES,
-    view,
-)
+from dragonstones_env.cards import CHARACTER_SLOTS, COLOURS
+from dragonstones_env.engine import START
+from dragonstones_env.observation import CARD_STATUS, decode
 
 # ---------------------------------------------------------------------------- parsing
-_SCALAR_PIECES = ("progress", "bank", "pending_stones")  # the pieces _SCALAR_SCALE covers, in order
-
-
-def _scalar_scales() -> dict[str, np.ndarray]:
-    out, i = {}, 0
-    for name in _SCALAR_PIECES:
-        size = LAYOUT[name].shape[0]
-        out[name] = _SCALAR_SCALE[i : i + size]
-        i += size
-    assert i == len(_SCALAR_SCALE), "the observation's scalar pieces changed: update _SCALAR_PIECES"
-    return out
-
-
-_SCALES = _scalar_scales()
-# The pieces the bot reads, gathered from the vector in one go, each with its scale (1: a flag or a count).
-_READ: dict[str, np.ndarray | float] = {
-    "seat_present": 1.0,
-    "decision": 1.0,
-    "card": 1.0,
-    "progress": _SCALES["progress"] * np.array([1, CARDS_PER_TURN]),  # auctions held are stored / 10
-    "bank": _SCALES["bank"],
-    "pending_stones": _SCALES["pending_stones"],
-    "seats": np.tile(_SEAT_SCALE, LAYOUT["seats"].shape[0]),
-    "own": _OWN_SCALE,
-}
-
-
-def _gather() -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-    idx, mul, at, pos = [], [], {}, 0
-    for name, scale in _READ.items():
-        sl = LAYOUT[name].slice
-        size = sl.stop - sl.start
-        idx.append(np.arange(sl.start, sl.stop))
-        mul.append(np.broadcast_to(np.asarray(scale, np.float64), (size,)))
-        at[name] = pos
-        pos += size
-    return np.concatenate(idx), np.concatenate(mul), at
-
-
-_IDX, _MUL, _AT = _gather()
-_MAX_SEATS, _NSF = LAYOUT["seats"].shape
-_F = {name: i for i, name in enumerate(SEAT_FEATURES)}
-_O = {name: i for i, name in enumerate(OWN_FEATURES)}
-_B = {name: i for i, name in enumerate(BID_FEATURES)}
 _FACE_DOWN = CARD_STATUS.index("face_down")
-_NUM_CARDS = len(CHARACTER_NAMES)
-_WIDTH = len(CARD_STATUS)
-_NUM_DECISIONS = len(DECISION_KINDS)
 
 
 @dataclass(slots=True)
@@ -137,7 +78,7 @@ class Table:
     face_down: list[str]  # characters still to be auctioned this turn (with repeats)
     played: list[str]  # characters already auctioned or played this turn (any status)
     seats: list[Seat]  # relative order; seats[0] is the viewer
-    obs: np.ndarray
+    bids: dict[str, np.ndarray]  # this turn's revealed bids: feature -> (auction, relative seat)
     memo: dict = field(default_factory=dict)  # values computed for this decision
 
     @property
@@ -146,60 +87,51 @@ class Table:
 
     def my_bid(self, slot: int) -> dict[str, int]:
         """The viewer's revealed bid in this turn's auction number ``slot`` (0-based)."""
-        row = view(self.obs, "bids")[slot, 0] * _BID_SCALE
-        return {name: round(float(row[i])) for name, i in _B.items()}
-
-
-_SEAT_AT = _AT["seats"]
-_SF = [_F[name] for name in ("score", "red", "blue", "yellow", "fairy_spent", "amulets", "black", "doppelganger",
-                             "fairy", "common", "silver", "coins_known", "in_tiebreak")]
-_SF_GET = operator.itemgetter(*_SF)
-_OWN_GET = operator.itemgetter(_O["fairy"], _O["common"], _O["silver"])
-_TURN = np.arange(LAYOUT["turn_cards"].slice.start, LAYOUT["turn_cards"].slice.stop).reshape(LAYOUT["turn_cards"].shape)
-_DOWN_POS = _TURN[:, _FACE_DOWN].copy()  # per character: face down this turn
-_DONE_POS = np.delete(_TURN, _FACE_DOWN, axis=1)  # per character: won, passed, cursed, played through Imp/Goblin
+        return {name: int(v[slot, 0]) for name, v in self.bids.items()}
 
 
 def parse(obs: np.ndarray) -> Table:
-    """Readable numbers from an observation vector (un-normalised with the layout's scales)."""
-    v = np.rint(obs[_IDX] * _MUL).astype(np.int64).tolist()
-    n = sum(v[_AT["seat_present"] : _AT["seat_present"] + _MAX_SEATS])
-    d = v[_AT["decision"] : _AT["decision"] + _NUM_DECISIONS + 1]
-    k = d.index(1) if 1 in d else _NUM_DECISIONS
-    c = v[_AT["card"] : _AT["card"] + _NUM_CARDS]
-    card = CHARACTER_NAMES[c.index(1)] if 1 in c else None
-    bank = v[_AT["bank"] : _AT["bank"] + 7]
-    pend = v[_AT["pending_stones"] : _AT["pending_stones"] + 3]
-    down = obs[_DOWN_POS]
+    """Readable numbers from an observation vector, through the observation's own decoder."""
+    d = decode(obs)
+    n = int(d["seat_present"].sum())
+    turn = d["turn_cards"]
+    down = turn["face_down"]
     face_down = []
     for i in np.flatnonzero(down).tolist():
-        face_down += [CHARACTER_NAMES[i]] * round(float(down[i]))
-    played = [CHARACTER_NAMES[i] for i in np.flatnonzero(obs[_DONE_POS].sum(axis=1)).tolist()]
-    own = v[_AT["own"] : _AT["own"] + len(OWN_FEATURES)]
+        face_down += [CHARACTER_SLOTS[i]] * int(down[i])
+    done = sum(turn[status] for status in CARD_STATUS if status != "face_down")
+    played = [CHARACTER_SLOTS[i] for i in np.flatnonzero(done).tolist()]
+    own, bank, pend, sd = d["own"], d["bank"], d["pending_stones"], d["seats"]
+    rows = [sd[f][:n].astype(np.int64).tolist() for f in _SEAT_READ]
     seats = []
     for rel in range(n):
-        r = v[_SEAT_AT + rel * _NSF : _SEAT_AT + (rel + 1) * _NSF]
-        score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = _SF_GET(r)
+        score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = (
+            r[rel] for r in rows)
         if rel == 0:
-            fairy, common, silver = _OWN_GET(own)
+            fairy, common, silver = own["fairy"], own["common"], own["silver"]
             known = 1
         elif not known:  # table mode (F43): estimate from the start holdings (F3) and what is on the table
             fairy, common, silver = max(0, START["fairy"] - spent), 1, START["silver"] - 1
         seats.append(Seat(rel, score, (red, blue, yellow), fairy, spent, common, silver, amulets, black, bool(dopp),
                           bool(known), bool(tie)))
+    decision = d["decision"]
     return Table(
         n=n,
-        decision=DECISION_KINDS[k] if k < _NUM_DECISIONS else None,
-        card=card,
-        auctions_held=v[_AT["progress"] + 1],
-        bank={"fairy": bank[0], "common": bank[1], "silver": bank[2], "amulets": bank[3]},
-        bank_stones=(bank[4], bank[5], bank[6]),
-        pending=(pend[0], pend[1], pend[2]),
+        decision=None if decision == "none" else decision,
+        card=d["card"],
+        auctions_held=d["progress"]["auctions_held"],
+        bank={"fairy": bank["fairy"], "common": bank["common"], "silver": bank["silver"], "amulets": bank["amulets"]},
+        bank_stones=(bank["red"], bank["blue"], bank["yellow"]),
+        pending=(pend["red"], pend["blue"], pend["yellow"]),
         face_down=face_down,
         played=played,
         seats=seats,
-        obs=obs,
+        bids=d["bids"],
     )
+
+
+_SEAT_READ = ("score", "red", "blue", "yellow", "fairy_spent", "amulets", "black", "doppelganger",
+              "fairy", "common", "silver", "coins_known", "in_tiebreak")
 
 
 # ---------------------------------------------------------------------------- parameters
@@ -568,7 +500,7 @@ class HeuristicPolicy:
         less when he could score with this character), else uniformly over his coins.
         """
         done = max(0, t.auctions_held - 1)  # this turn's auctions with revealed bids
-        zeros = (view(t.obs, "bids")[:done, : t.n, _B["value"]] == 0).sum(axis=0).tolist() if done else None
+        zeros = (t.bids["value"][:done, : t.n] == 0).sum(axis=0).tolist() if done else None
         scoring = self.p["zero_if_scoring"] != 1.0 and t.card is not None
         opponents = tuple(
             (s.fairy, s.common, s.amulets > 0, s.black > 0, zeros[s.rel] if zeros else 0,

@@ -27,7 +27,7 @@ def test_pettingzoo_seed_test(n):
 
 def test_metadata_agents_and_spaces_are_shared():
     e3, e6 = env(num_players=3), env(num_players=6)
-    assert e3.metadata["name"] == "dragonstones_v0"
+    assert e3.metadata["name"] == "dragonstones_v1"
     e3.reset(seed=0)
     e6.reset(seed=0)
     assert e3.agents == ["player_0", "player_1", "player_2"]

@@ -207,7 +207,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     assert main(["--config", str(write_config(tmp_path, run_name="tiny"))]) == 0
     out = tmp_path / "policies" / "tiny"
     card = json.loads((out / "card.json").read_text())
-    assert card["algorithm"] == "RLlibPPO" and card["env"] == "dragonstones_v0" and card["steps"] >= 400
+    assert card["algorithm"] == "RLlibPPO" and card["env"] == "dragonstones_v1" and card["steps"] >= 400
     from dragonstones_env.env import LAYOUT_SIGNATURE
 
     assert card["layout"] == LAYOUT_SIGNATURE
