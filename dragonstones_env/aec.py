@@ -16,6 +16,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from .core import check_seed
+
 
 class TurnBasedEnv(AECEnv):
     OPTIONS: ClassVar[dict[str, Any]] = {}  # the game's options and their defaults ("num_players" first)
@@ -108,8 +110,8 @@ class TurnBasedEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seeder = np.random.default_rng(seed)
-            game_seed = int(seed)
+            game_seed = check_seed(seed)  # before anything changes: a refused seed leaves the env as it was
+            self._seeder = np.random.default_rng(game_seed)
         else:
             game_seed = int(self._seeder.integers(2**63))
         self.game = self._new_game(game_seed)
@@ -184,6 +186,8 @@ class TurnBasedEnv(AECEnv):
     # ------------------------------------------------------------------ extras
     def state_dict(self) -> dict[str, Any]:
         """The engine's JSON snapshot, plus ``penalized`` (the agent whose illegal action ended the game)."""
+        if self.game is None:
+            raise RuntimeError("state_dict() needs a game: call reset() first")
         return {**self.game.state_dict(), "penalized": self._penalized}
 
     def describe_action(self, action: int) -> str:

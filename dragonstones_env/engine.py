@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .cards import CARDS_PER_TURN, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
-from .core import _PLAIN, Decision, IllegalOptionError, Option, as_option
+from .core import _PLAIN, Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
 
 # F2 stock.
 STOCK = {"fairy": 60, "silver": 40, "common": 15, "amulets": 2, "stones": 12}
@@ -214,7 +214,7 @@ class Game:
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
         self.num_players = num_players
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.max_turns = max_turns
         self.rng = np.random.default_rng(self.seed)
         self.record: list[dict[str, Any]] = []
@@ -603,12 +603,29 @@ class Game:
 
 
 def replay(record: list[dict[str, Any]]) -> Game:
-    """Rebuild a game from its record: same seed, same players, the same choices in order."""
-    start = record[0]
-    if start.get("type") != "start":
-        raise ValueError("a game record starts with its 'start' event")
-    game = Game(start["num_players"], seed=start["seed"], max_turns=start["max_turns"])
-    for event in record[1:]:
-        if event["type"] == "choice":
-            game.apply(tuple(event["option"]))
-    return game
+    """Rebuild a game from its record, checking every event against what the engine produces.
+
+    The record is re-simulated from its ``start`` event (seed, players, max_turns) by applying
+    its ``choice`` events in order; every event, choices and engine effects alike, must be the
+    event the engine produces at that position. Accepted: the complete record of a game, or the
+    record of a game in progress (it ends right before a pending decision). Anything else --
+    an edited, added or missing event, a record cut inside a run of engine events, a record
+    that goes on after the game ended, a bad seed -- raises
+    :class:`~dragonstones_env.core.ReplayError` (a ``ValueError``) naming the first event that
+    differs (index, expected, found).
+    """
+
+    def new_game(start: dict[str, Any]) -> Game:
+        extra = sorted(set(start) - {"type", "num_players", "seed", "max_turns"})
+        if extra:
+            raise ValueError(f"unknown start field(s) {extra}")
+        return Game(start["num_players"], seed=start["seed"], max_turns=start["max_turns"])
+
+    def choose(game: Game, event: dict[str, Any]) -> None:
+        option = event["option"]
+        if not isinstance(option, list):
+            raise TypeError(f"a recorded option is a list, not {type(option).__name__}")
+        game.apply(tuple(option))
+
+    return verify_replay(record, "type", new_game, {"choice": choose})
+

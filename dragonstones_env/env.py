@@ -44,6 +44,7 @@ from pettingzoo.utils import wrappers
 from . import actions as A
 from .aec import TurnBasedEnv
 from .cards import COLOURS
+from .core import check_number
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
 from .layout import signature
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
@@ -82,9 +83,8 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         m = cfg["max_turns"]
         if isinstance(m, bool) or not isinstance(m, int) or m < 1:
             raise ValueError(f"max_turns must be a positive int, got {m!r}")
-        r = cfg["reward_shaping"]
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or r < 0:
-            raise ValueError(f"reward_shaping must be a number >= 0, got {r!r}")
+        # nan or inf would be added to every scorer's reward: finite numbers only
+        check_number(cfg["reward_shaping"], "reward_shaping")
 
     def _new_game(self, seed: int) -> Game:
         self._scores = [0] * self.num_players

@@ -17,6 +17,12 @@ learner's.
 * an object with ``sample_lineup(rng, seats) -> list[policy]``, asked every episode (the
   training league, :class:`training.league.League`, is one).
 
+Every spec is loaded when the env is made: an unknown spec, a checkpoint that fails its checks
+(:class:`policies.PolicyError`) or a policy whose ``game`` attribute names another game (a
+``ValueError``) stops ``make()``. Policies without a ``game`` attribute are trusted to play this one.
+An action may be an int, a numpy integer, or a numpy scalar or 0-d array holding an integral
+value (as ``Discrete.sample`` and most agents give them); anything else is illegal.
+
 ``num_players`` may be a list of table sizes: one is drawn every episode (the observation
 and action spaces are the same at every size). The learner's seat is drawn every episode
 unless ``seat`` fixes it. Illegal actions end the
@@ -33,6 +39,21 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+
+def _as_action(action: Any) -> Any:
+    """An int for an integral action given as an int, a numpy scalar or a 0-d array (what
+    agents and Gymnasium's ``Discrete.sample`` produce); anything else unchanged, for the AEC
+    env to refuse (``raise``) or punish (``penalize``)."""
+    if isinstance(action, (bool, np.bool_)):
+        return action
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if isinstance(action, (np.generic, np.ndarray)) and np.shape(action) == () and action.dtype.kind in "iuf":
+        value = action.item()
+        if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+            return int(value)
+    return action
 
 
 def _reseed(policy: Any, seed: int) -> None:
@@ -64,18 +85,28 @@ class SingleAgentEnv(gym.Env):
         self.sizes = sizes
         self.aec = self.aecs[sizes[0]]
         self.num_players = sizes[0]
-        if seat is not None and not (isinstance(seat, int) and all(0 <= seat < n for n in sizes)):
+        if seat is not None and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
+                                 or not all(0 <= seat < n for n in sizes)):
             raise ValueError(f"seat must be None or an int in 0..{min(sizes) - 1}, got {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
-        self.fixed_seat = seat
+        self.fixed_seat = None if seat is None else int(seat)
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)["observation"]
         self.action_space = self.aec.action_space(agent0)
+        self.game_name = self.aec.metadata["name"]
         self._opponents = opponents
         self._pools = {n: self._parse_opponents(opponents, n) for n in sizes}
         self._loaded: dict[Any, Any] = {}
+        # Load every spec now: an unknown spec, a bad checkpoint or a policy of another game
+        # fails at make(), not at the first reset() (perhaps hours into training).
+        if hasattr(opponents, "sample_lineup"):
+            self._check_game(opponents, "the opponent sampler")
+        for pools in self._pools.values():
+            for pool in pools or ():
+                for spec in pool:
+                    self._policy(spec)
         self.seat = 0
         self.seat_policies: list[Any] = []
         self._last_obs: dict[str, np.ndarray] | None = None
@@ -111,8 +142,16 @@ class SingleAgentEnv(gym.Env):
 
         key = str(spec) if isinstance(spec, (str, Path)) else id(spec)
         if key not in self._loaded:
-            self._loaded[key] = load_policy(spec, seed=len(self._loaded))
+            policy = load_policy(spec, seed=len(self._loaded))
+            self._check_game(policy, f"opponent {spec!r}")
+            self._loaded[key] = policy
         return self._loaded[key]
+
+    def _check_game(self, policy: Any, what: str) -> None:
+        """A policy (or sampler) that says which game it plays must play this one."""
+        game = getattr(policy, "game", None)
+        if game is not None and game != self.game_name:
+            raise ValueError(f"{what} plays {game}, not {self.game_name}: seat a policy of this game")
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -140,7 +179,7 @@ class SingleAgentEnv(gym.Env):
         aec = self.aec
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
-        aec.step(int(action) if isinstance(action, (int, np.integer)) else action)
+        aec.step(_as_action(action))
         self._play_opponents()
         obs = self._observe()
         reward = float(aec._cumulative_rewards[self._learner])

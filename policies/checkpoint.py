@@ -5,6 +5,20 @@ signature, how it was trained), ``policy.npz`` (the actor network's weights: wha
 and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume).
 Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
 activation, then a linear layer of action logits; illegal actions are masked out.
+
+Checkpoints are exchanged between users, so loading one trusts nothing in it:
+
+* only ``policy.npz`` is read, with ``allow_pickle=False``; ``model.zip`` (SB3's format, which
+  unpickles and so can run code) is never read here;
+* before any array is read, the npz's entry names, dtypes and shapes are checked from the
+  headers: float weights, at most :data:`MAX_PARAMETERS` numbers in all;
+* then the layer chain (input = the game's observation size, output = its action count, each
+  bias the width of its layer) and finite values (no NaN or inf);
+* ``card.json``: at most :data:`MAX_CARD_BYTES` bytes, nested at most :data:`MAX_CARD_DEPTH`
+  deep, a JSON object whose ``algorithm``, ``env`` and ``layout`` are strings naming a known
+  game and its current layout (see ``policies/registry.py``).
+
+Every failure is a :class:`~policies.registry.PolicyError` naming the file and the problem.
 """
 
 from __future__ import annotations
@@ -16,13 +30,97 @@ from typing import Any
 
 import numpy as np
 
-from .registry import CARD_FILE, MODEL_FILE, POLICY_FILE, PolicyError
+from .registry import CARD_FILE, MODEL_FILE, POLICY_FILE, PolicyError, expected_layout, game_spaces
 
 ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
     "identity": lambda x: x,
 }
+# Limits on what a checkpoint may hold. The champion has 0.3 M parameters in 3 layers; these
+# leave room for far bigger networks while refusing files that would exhaust memory.
+MAX_PARAMETERS = 50_000_000  # numbers in all the weights and biases (200 MB as float32)
+MAX_LAYERS = 64
+_FLOAT_KINDS = "f"  # float16/32/64; ints, objects (pickles), strings, complex are refused as weights
+
+
+def _npy_header(archive: zipfile.ZipFile, name: str, where: str) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and dtype of one ``.npy`` entry, read from its header alone (no data)."""
+    with archive.open(name) as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version in ((2, 0), (3, 0)):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"unknown npy version {version}")
+        except ValueError as err:
+            raise PolicyError(f"{where}: entry {name!r} is not a valid array ({err})") from None
+    return tuple(int(n) for n in shape), np.dtype(dtype)
+
+
+def read_actor(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights and activation of ``policy.npz``, checked (see the module docstring)."""
+    where = str(npz)
+    if not zipfile.is_zipfile(npz):
+        raise PolicyError(f"{where}: not an npz archive (corrupt or truncated)")
+    try:
+        with zipfile.ZipFile(npz) as archive:
+            names = archive.namelist()
+            if len(names) > 2 * MAX_LAYERS + 2:
+                raise PolicyError(f"{where}: {len(names)} entries; at most {2 * MAX_LAYERS + 2} allowed")
+            headers = {}
+            for name in names:
+                if not name.endswith(".npy"):
+                    raise PolicyError(f"{where}: unexpected entry {name!r} (only .npy arrays are allowed)")
+                headers[name[:-4]] = _npy_header(archive, name, where)
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
+        raise PolicyError(f"{where}: cannot read the archive ({type(err).__name__}: {err})") from None
+    total = sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())
+    if total > MAX_PARAMETERS:  # from the headers, before any array is read (a zip bomb stops here)
+        raise PolicyError(f"{where}: {total} numbers, more than {MAX_PARAMETERS} parameters (limit MAX_PARAMETERS)")
+    for key, kind in (("layers", "iu"), ("activation", "U")):
+        if key not in headers:
+            raise PolicyError(f"{where}: no {key!r} entry")
+        shape, dtype = headers[key]
+        if shape != () or dtype.kind not in kind or dtype.itemsize > 64:
+            raise PolicyError(f"{where}: {key!r} must be a scalar of kind {kind!r}, got {dtype} {shape}")
+    with np.load(npz, allow_pickle=False) as data:
+        count = int(data["layers"])
+        activation = str(data["activation"])
+    if not 1 <= count <= MAX_LAYERS:
+        raise PolicyError(f"{where}: layers must be 1..{MAX_LAYERS}, got {count}")
+    if activation not in ACTIVATIONS:
+        raise PolicyError(f"{where}: unknown activation {activation!r} (known: {sorted(ACTIVATIONS)})")
+    want = {"layers", "activation"} | {f"{p}{i}" for i in range(count) for p in "wb"}
+    if set(headers) != want:
+        extra, missing = sorted(set(headers) - want), sorted(want - set(headers))
+        raise PolicyError(f"{where}: entries do not match layers={count}: missing {missing}, unexpected {extra}")
+    width = obs_size
+    for i in range(count):
+        (w_shape, w_dtype), (b_shape, b_dtype) = headers[f"w{i}"], headers[f"b{i}"]
+        if w_dtype.kind not in _FLOAT_KINDS or b_dtype.kind not in _FLOAT_KINDS:
+            raise PolicyError(f"{where}: layer {i} has dtypes {w_dtype}/{b_dtype}; weights must be floats")
+        out = num_actions if i == count - 1 else (w_shape[1] if len(w_shape) == 2 else -1)
+        if w_shape != (width, out) or b_shape != (out,) or out < 1:
+            raise PolicyError(f"{where}: layer {i} has w{i} {w_shape} and b{i} {b_shape}; expected "
+                              f"({width}, {'n' if i < count - 1 else num_actions}) and matching bias "
+                              f"(observation size {obs_size}, {num_actions} actions)")
+        width = out
+    weights = []
+    try:
+        with np.load(npz, allow_pickle=False) as data:
+            for i in range(count):
+                w, b = data[f"w{i}"], data[f"b{i}"]
+                if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                    raise PolicyError(f"{where}: layer {i} holds NaN or infinite values")
+                weights.append((w.astype(np.float32), b.astype(np.float32)))
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        if isinstance(err, PolicyError):
+            raise
+        raise PolicyError(f"{where}: cannot read the weights ({type(err).__name__}: {err})") from None
+    return weights, activation
 
 
 class CheckpointPolicy:
@@ -39,6 +137,8 @@ class CheckpointPolicy:
         self._act_fn = ACTIVATIONS[activation]
         self.spec = spec
         self.card = card or {}
+        # The game it plays (the card's env), or None when built in memory without a card.
+        self.game: str | None = self.card.get("env")
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
 
@@ -60,36 +160,22 @@ class CheckpointPolicy:
     @classmethod
     def load(cls, path: Path, spec: str, card: dict[str, Any], seed: int | None = None,
              deterministic: bool = False) -> CheckpointPolicy:
+        """The actor of ``path/policy.npz``, checked against the card's game (see the module docstring).
+
+        ``model.zip`` is never read here: it is SB3's pickle-based format, and unpickling a file
+        from someone else runs whatever code it holds.
+        """
         npz = path / POLICY_FILE
-        if npz.is_file():
-            try:
-                with np.load(npz) as data:
-                    count = int(data["layers"])
-                    weights = [(data[f"w{i}"], data[f"b{i}"]) for i in range(count)]
-                    activation = str(data["activation"])
-            except Exception as err:  # numpy raises several kinds on a damaged file
-                raise PolicyError(f"policy {spec!r}: cannot read {npz} ({type(err).__name__}: {err})") from None
-            return cls(weights, activation, spec, card, seed, deterministic)
-        model_path = path / MODEL_FILE
-        if not model_path.is_file():
-            raise PolicyError(f"policy {spec!r}: {path} has neither {POLICY_FILE} nor {MODEL_FILE} (missing)")
-        if not zipfile.is_zipfile(model_path):
-            raise PolicyError(f"policy {spec!r}: {model_path} is not a model archive (corrupt or truncated)")
-        if card.get("algorithm") != "MaskablePPO":
-            raise PolicyError(
-                f"policy {spec!r}: cannot read a {card.get('algorithm')!r} model.zip (known: MaskablePPO)"
-            )
+        if not npz.is_file():
+            extra = f" ({MODEL_FILE} is never loaded to play: it can run code; see README)" \
+                if (path / MODEL_FILE).exists() else ""
+            raise PolicyError(f"policy {spec!r}: {path} has no {POLICY_FILE} (missing){extra}")
+        obs_size, num_actions = game_spaces(card.get("env", "dragonstones_v0"))
         try:
-            from sb3_contrib import MaskablePPO
-        except ImportError:
-            raise PolicyError(
-                f"policy {spec!r} has no {POLICY_FILE}; reading its model.zip needs sb3-contrib"
-            ) from None
-        try:
-            model = MaskablePPO.load(model_path, device="cpu")
-        except Exception as err:  # SB3 raises many kinds on a bad archive
-            raise PolicyError(f"policy {spec!r}: cannot load {model_path} ({type(err).__name__}: {err})") from None
-        return cls.from_sb3(model, spec=spec, card=card, seed=seed, deterministic=deterministic)
+            weights, activation = read_actor(npz, obs_size, num_actions)
+        except PolicyError as err:
+            raise PolicyError(f"policy {spec!r}: {err}") from None
+        return cls(weights, activation, spec, card, seed, deterministic)
 
     def save_npz(self, path: Path) -> None:
         arrays = {f"w{i}": w for i, (w, _) in enumerate(self.weights)}
@@ -107,7 +193,12 @@ class CheckpointPolicy:
             h = self._act_fn(h @ w + b)
         w, b = self.weights[-1]
         logits = (h @ w + b).astype(np.float64)
-        logits[np.asarray(masks) == 0] = -np.inf
+        # finite weights can still overflow float32 (relu): keep every legal logit a number
+        logits = np.nan_to_num(logits, nan=0.0, posinf=1e300, neginf=-1e300)
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or not masks.any(axis=1).all():
+            raise ValueError("no legal action in this observation's action_mask")
+        logits[masks == 0] = -np.inf
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return probs / probs.sum(axis=1, keepdims=True)
@@ -130,8 +221,6 @@ class CheckpointPolicy:
 
 def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1") -> Path:
     """Write ``model.zip``, ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``."""
-    from .registry import expected_layout
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     model.save(folder / MODEL_FILE)

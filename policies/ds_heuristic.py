@@ -172,6 +172,8 @@ assert LAYOUT["memory"].shape == (NUM_STACKS, _T)
 class DrachenSchattenHeuristic:
     """Rule-based DrachenSchatten bot (see the module docstring); ``act`` never returns a masked action."""
 
+    game = "drachenschatten_v0"  # seating it at another game's table is refused
+
     def __init__(self, seed: int | None = None):
         self.reset(seed)
 

@@ -194,6 +194,8 @@ def _uniform_cdfs(coins: int, common: int, amulet: bool) -> tuple[np.ndarray, np
 class HeuristicPolicy:
     """Rule-based player: ``act(observation_dict) -> action``, never a masked action."""
 
+    game = "dragonstones_v0"  # seating it at another game's table is refused
+
     def __init__(self, seed: int | None = None, params: dict[str, Any] | None = None):
         self.seed = seed
         self.rng = np.random.default_rng(seed)

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from dragonstones_env.drachenschatten.env import raw_env as _ds_env
+from dragonstones_env.env import raw_env as _fist_env
+
 HERE = Path(__file__).resolve().parent
 CARD_FILE = "card.json"
-MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune)
+MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
 POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
+# The games a checkpoint may be made for, by the name its card gives (``env``).
+GAMES = {cls.metadata["name"]: cls for cls in (_fist_env, _ds_env)}
+# card.json limits: the champion's card is 9 kB and 5 levels deep.
+MAX_CARD_BYTES = 1_000_000
+MAX_CARD_DEPTH = 32
 
 
 class PolicyError(ValueError):
@@ -28,6 +37,8 @@ class Policy(Protocol):
 
 class RandomPolicy:
     """Uniform over the legal actions, from its own seeded generator."""
+
+    game = None  # plays any game
 
     def __init__(self, seed: int | None = None):
         self.seed = seed
@@ -45,6 +56,8 @@ class RandomPolicy:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         # Sample uniformly among legal actions: argmax of random keys on the legal set.
+        if not np.asarray(masks).any(axis=1).all():
+            raise ValueError("no legal action in this observation's action_mask")
         keys = self.rng.random(masks.shape)
         keys[masks == 0] = -1.0
         return keys.argmax(axis=1)
@@ -87,54 +100,107 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
 
     ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``), the name
     of a checkpoint shipped in ``policies/`` (see :func:`available`), the path of a
-    checkpoint folder (``card.json`` + ``policy.npz`` and/or ``model.zip``) or of a file in it, or a policy
-    object (returned as is). ``seed`` seeds the policy's own sampling.
+    checkpoint folder (``card.json`` + ``policy.npz``) or of a file in it, or a policy object
+    (returned as is). ``seed`` seeds the policy's own sampling. A checkpoint is checked before
+    it plays (see :mod:`policies.checkpoint`); ``model.zip`` is never read. Raises
+    :class:`PolicyError` naming the spec and the problem.
     """
     if isinstance(spec, Policy) and not isinstance(spec, (str, Path)):
         return spec
     if not isinstance(spec, (str, Path)):
         raise PolicyError(f"a policy spec is a name, a path or an object with act(); got {type(spec).__name__}")
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise PolicyError(f"policy {str(spec)!r}: seed must be a non-negative integer or None, got {seed!r}")
     text = str(spec)
     if text in BUILTIN:
         return BUILTIN[text](seed)
     if text in shipped():
         return _load_checkpoint(HERE / text, text, seed, deterministic)
-    path = Path(text)
-    if path.name in (MODEL_FILE, POLICY_FILE, CARD_FILE):
-        path = path.parent
-    if path.exists():
+    try:
+        path = Path(text)
+        if path.name in (MODEL_FILE, POLICY_FILE, CARD_FILE):
+            path = path.parent
+        exists = path.exists()
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long, ...
+        raise PolicyError(f"policy spec {text[:200]!r} is not a usable path ({err})") from None
+    if exists:
         return _load_checkpoint(path, text, seed, deterministic)
     raise PolicyError(
-        f"unknown policy spec {text!r}: not a built-in or shipped name ({', '.join(available())}) "
+        f"unknown policy spec {text[:200]!r}: not a built-in or shipped name ({', '.join(available())}) "
         "and no such file or folder"
     )
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest (strings skipped), without parsing it: a
+    parser would recurse that deep first."""
+    brackets = np.frombuffer(_STRING.sub("", text).encode(), np.uint8)
+    step = (np.isin(brackets, (ord("["), ord("{"))).astype(np.int64)
+            - np.isin(brackets, (ord("]"), ord("}"))).astype(np.int64))
+    return int(step.cumsum().max(initial=0))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def read_card(path: Path, spec: str) -> dict[str, Any]:
+    """The checked ``card.json`` of a checkpoint folder (schema: see :mod:`policies.checkpoint`)."""
     card_path = path / CARD_FILE
     if not path.is_dir() or not card_path.is_file():
         raise PolicyError(f"policy {spec!r}: {path} is not a checkpoint folder (it needs {CARD_FILE} and "
-                          f"{POLICY_FILE} or {MODEL_FILE})")
+                          f"{POLICY_FILE})")
     try:
-        card = json.loads(card_path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
+        size = card_path.stat().st_size
+        if size > MAX_CARD_BYTES:
+            raise PolicyError(f"policy {spec!r}: {card_path} has {size} bytes; at most {MAX_CARD_BYTES} allowed")
+        text = card_path.read_text(encoding="utf-8")
+        if _depth(text) > MAX_CARD_DEPTH:
+            raise PolicyError(f"policy {spec!r}: {card_path} nests deeper than {MAX_CARD_DEPTH} levels")
+        card = json.loads(text, parse_constant=_refuse_constant)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        if isinstance(err, PolicyError):
+            raise
         raise PolicyError(f"policy {spec!r}: {card_path} is not readable JSON ({err})") from None
-    if not isinstance(card, dict) or "layout" not in card or "algorithm" not in card:
-        raise PolicyError(f"policy {spec!r}: {card_path} lacks 'layout' or 'algorithm'")
+    if not isinstance(card, dict):
+        raise PolicyError(f"policy {spec!r}: {card_path} must hold a JSON object, not {type(card).__name__}")
+    card.setdefault("env", "dragonstones_v0")  # cards older than DrachenSchatten have no env
+    for key in ("algorithm", "layout", "env"):
+        if key not in card:
+            raise PolicyError(f"policy {spec!r}: {card_path} lacks {key!r}")
+        if not isinstance(card[key], str):
+            raise PolicyError(f"policy {spec!r}: {card_path}: {key!r} must be a string, "
+                              f"got {type(card[key]).__name__}")
+    if card["env"] not in GAMES:
+        raise PolicyError(f"policy {spec!r}: {card_path}: unknown env {card['env']!r} (known: {sorted(GAMES)})")
+    steps = card.get("steps", 0)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise PolicyError(f"policy {spec!r}: {card_path}: 'steps' must be an int >= 0, got {steps!r}")
     return card
 
 
 def expected_layout(env_name: str) -> str:
-    if env_name.startswith("drachenschatten"):
-        from dragonstones_env.drachenschatten.env import LAYOUT_SIGNATURE
-    else:
-        from dragonstones_env.env import LAYOUT_SIGNATURE
-    return LAYOUT_SIGNATURE
+    """The layout signature of a game's observations and actions, by its env name."""
+    if env_name not in GAMES:
+        raise PolicyError(f"unknown env {env_name!r} (known: {sorted(GAMES)})")
+    return GAMES[env_name].metadata["layout"]
+
+
+def game_spaces(env_name: str) -> tuple[int, int]:
+    """(observation size, action count) of a game, by its env name."""
+    if env_name not in GAMES:
+        raise PolicyError(f"unknown env {env_name!r} (known: {sorted(GAMES)})")
+    cls = GAMES[env_name]
+    return cls.OBS_SIZE, cls.NUM_ACTIONS
 
 
 def _load_checkpoint(path: Path, spec: str, seed: int | None, deterministic: bool) -> Policy:
     card = read_card(path, spec)
-    env_name = card.get("env", "dragonstones_v0")
+    env_name = card["env"]
     want = expected_layout(env_name)
     if card["layout"] != want:
         raise PolicyError(

@@ -114,9 +114,9 @@ def test_bad_opponents_are_named():
         dragonstones_gym(num_players=4, opponents=["random", "random"])
     with pytest.raises(ValueError, match="empty"):
         dragonstones_gym(num_players=4, opponents=[])
-    e = dragonstones_gym(num_players=4, opponents="no-such-bot")
+    # issue #14: an unknown spec stops make(), not the first reset()
     with pytest.raises(ValueError, match="no-such-bot"):
-        e.reset(seed=0)
+        dragonstones_gym(num_players=4, opponents="no-such-bot")
 
 
 def test_illegal_action_penalized_by_default_and_raised_on_request():

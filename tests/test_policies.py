@@ -149,11 +149,13 @@ def test_numpy_actor_matches_the_torch_policy(checkpoint):
     assert (got[masks == 0] == 0).all()
 
 
-def test_model_zip_alone_still_plays(checkpoint, tmp_path):
+def test_model_zip_alone_is_refused(checkpoint, tmp_path):
+    """Issue #14: model.zip unpickles (it can run code), so it never plays; policy.npz does."""
     only_zip = tmp_path / "zip-only"
     shutil.copytree(checkpoint, only_zip)
     (only_zip / "policy.npz").unlink()
-    assert isinstance(load_policy(str(only_zip)), CheckpointPolicy)
+    with pytest.raises(PolicyError, match=r"no policy\.npz.*model\.zip is never loaded"):
+        load_policy(str(only_zip))
 
 
 def test_shipped_checkpoints_load_by_name(checkpoint, tmp_path, monkeypatch):

@@ -1,13 +1,32 @@
 """Training configuration: every hyperparameter, its default, and validation.
 
 A YAML file sets any of these keys (sections ``ppo``, ``league``, ``eval``); ``--set
-section.key=value`` overrides one. An unknown key, a wrong type or an impossible value stops
-the run before training, with a message naming the key.
+section.key=value`` overrides one. An unknown key, a duplicate key, a wrong type, a number that
+is not finite (nan, inf) or an impossible value stops the run before training, with a
+:class:`ConfigError` naming the key. Sizes have upper bounds too (:data:`LIMITS`), so that a
+typo cannot ask for a million worker processes or a network that exhausts memory:
+
+=====================  ================  ======================================================
+key                    bound             why
+=====================  ================  ======================================================
+``n_envs``             1..256            one worker process each
+``torch_threads``      1..256            more threads than any machine here has cores
+``total_timesteps``    1..10^11          about a year of training at 3,000 steps/s
+``ppo.net_arch``       1..16 layers,     a checkpoint must stay under the 50 M parameters
+                       widths 1..8192,   ``load_policy`` accepts (``policies/checkpoint.py``)
+                       20 M hidden
+                       parameters
+``device``             cpu, cuda,        torch's device names (``cuda:N`` for one GPU)
+                       cuda:N, mps, auto
+=====================  ================  ======================================================
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -20,6 +39,47 @@ import yaml
 
 class ConfigError(ValueError):
     """A configuration that cannot be trained; the message names the key."""
+
+
+LIMITS = {
+    "n_envs": 256,
+    "torch_threads": 256,
+    "total_timesteps": 10**11,
+    "net_arch_layers": 16,
+    "net_arch_width": 8192,
+    "net_arch_hidden_parameters": 20_000_000,  # weights between hidden layers (the rest is in/out)
+    "ppo.n_steps": 10**7,
+    "eval.games": 10**6,
+    "league.max_snapshots": 1000,
+}
+DEVICE = re.compile(r"cpu|cuda(:\d{1,2})?|mps|auto")
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML keeps the last one
+    silently: a duplicated ``learning_rate`` would hide the first)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+            except TypeError:  # an unhashable key: let the base class report it
+                break
+            if duplicate:
+                raise ConfigError(f"duplicate key {key!r} (line {key_node.start_mark.line + 1}); give each key once")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def _load_yaml(text: str, where: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: builds plain data only
+    except ConfigError as err:
+        raise ConfigError(f"{where}: {err}") from None
+    except (yaml.YAMLError, RecursionError) as err:
+        raise ConfigError(f"{where} is not valid YAML: {err}") from None
 
 
 @dataclass
@@ -123,7 +183,9 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
         if not isinstance(value, dict):
             raise ConfigError(f"{name}: expected a mapping, got {value!r}")
         return {_check_type(name, k, key_t): _check_type(f"{name}.{k}", v, val_t) for k, v in value.items()}
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):  # nan would pass every "> 0" check below, inf most of them
+            raise ConfigError(f"{name}: must be a finite number, got {value!r}")
         return float(value)
     if hint is int and isinstance(value, float) and value.is_integer() and abs(value) >= 1000:
         return int(value)  # 2e5 written for 200000
@@ -167,8 +229,9 @@ def validate_run(cfg: RunConfig) -> None:
     need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
     need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
     need(cfg.reward_shaping == 0 or cfg.game == "dragonstones", "reward_shaping", "exists for Dragonstones only")
-    need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
-    need(cfg.torch_threads >= 1, "torch_threads", "must be >= 1")
+    need(0 < cfg.total_timesteps <= LIMITS["total_timesteps"], "total_timesteps",
+         f"must be 1..{LIMITS['total_timesteps']}")
+    need(1 <= cfg.torch_threads <= LIMITS["torch_threads"], "torch_threads", f"must be 1..{LIMITS['torch_threads']}")
     need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")
     need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
 
@@ -180,11 +243,25 @@ def validate_league(league: Any, kinds: tuple[str, ...]) -> None:
          "weights must be >= 0 with a positive sum")
     need(league.mix.get("pool", 0) == 0 or bool(league.pool), "league.pool", "lists no policy but league.mix.pool > 0")
     need(league.snapshot_every > 0, "league.snapshot_every", "must be > 0")
-    need(league.max_snapshots >= 1, "league.max_snapshots", "must be >= 1")
+    need(1 <= league.max_snapshots <= LIMITS["league.max_snapshots"], "league.max_snapshots",
+         f"must be 1..{LIMITS['league.max_snapshots']}")
+    need(all(isinstance(s, str) and s for s in league.pool), "league.pool", "lists policy specs (non-empty strings)")
+
+
+def validate_net_arch(net_arch: list[int], key: str) -> None:
+    """Hidden layer widths within :data:`LIMITS` (a checkpoint of them must load)."""
+    need(1 <= len(net_arch) <= LIMITS["net_arch_layers"], key, f"1..{LIMITS['net_arch_layers']} hidden layers")
+    need(all(1 <= w <= LIMITS["net_arch_width"] for w in net_arch), key,
+         f"layer widths must be 1..{LIMITS['net_arch_width']}")
+    hidden = sum(a * b for a, b in itertools.pairwise(net_arch))
+    need(hidden <= LIMITS["net_arch_hidden_parameters"], key,
+         f"{hidden} weights between hidden layers; at most {LIMITS['net_arch_hidden_parameters']}")
 
 
 def validate_eval(e: EvalConfig, players: range) -> None:
     need(e.every > 0 and e.games >= 1 and e.final_games >= 0, "eval", "every > 0, games >= 1, final_games >= 0")
+    need(e.games <= LIMITS["eval.games"] and e.final_games <= LIMITS["eval.games"], "eval.games",
+         f"games and final_games must be at most {LIMITS['eval.games']}")
     need(e.players in players, "eval.players", f"must be {players.start}..{players.stop - 1}")
 
 
@@ -193,27 +270,31 @@ def validate(cfg: Config) -> Config:
 
     validate_run(cfg)
     need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
-    need(cfg.n_envs >= 1, "n_envs", "must be >= 1")
+    need(1 <= cfg.n_envs <= LIMITS["n_envs"], "n_envs", f"must be 1..{LIMITS['n_envs']}")
+    need(DEVICE.fullmatch(cfg.device) is not None, "device", "must be cpu, cuda, cuda:N, mps or auto")
     p = cfg.ppo
     need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
-    need(p.n_steps >= 2, "ppo.n_steps", "must be >= 2")
+    need(2 <= p.n_steps <= LIMITS["ppo.n_steps"], "ppo.n_steps", f"must be 2..{LIMITS['ppo.n_steps']}")
     need(1 <= p.batch_size <= p.n_steps * cfg.n_envs, "ppo.batch_size", "must be 1..n_steps * n_envs")
     need(p.n_epochs >= 1, "ppo.n_epochs", "must be >= 1")
     need(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]")
     need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
     need(p.clip_range > 0, "ppo.clip_range", "must be > 0")
     need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
-    need(bool(p.net_arch) and all(w > 0 for w in p.net_arch), "ppo.net_arch", "layer widths must be > 0")
+    validate_net_arch(p.net_arch, "ppo.net_arch")
     validate_league(cfg.league, KINDS)
     validate_eval(cfg.eval, cfg.player_range)
     return cfg
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
-    if "=" not in text:
+    if not isinstance(text, str) or "=" not in text:
         raise ConfigError(f"--set {text!r}: expected key=value (e.g. ppo.learning_rate=1e-4)")
     key, raw = text.split("=", 1)
-    return key.strip().split("."), yaml.safe_load(raw)
+    keys = key.strip().split(".")
+    if not all(k.strip() for k in keys):
+        raise ConfigError(f"--set {text!r}: empty key; expected key=value (e.g. ppo.learning_rate=1e-4)")
+    return [k.strip() for k in keys], _load_yaml(raw, f"--set {text!r}")
 
 
 def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
@@ -221,11 +302,13 @@ def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            data = yaml.safe_load(Path(path).read_text()) or {}
-        except OSError as err:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as err:
             raise ConfigError(f"cannot read config {path}: {err}") from None
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config {path} is not valid YAML: {err}") from None
+        data = _load_yaml(text, f"config {path}")
+        data = {} if data is None else data
+        if not isinstance(data, dict):
+            raise ConfigError(f"config {path}: expected a mapping of keys, got {type(data).__name__}")
     for text in overrides:
         keys, value = parse_override(text)
         node = data

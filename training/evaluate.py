@@ -260,9 +260,9 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
 
     preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
     for spec, policy in preloaded.items():
-        env_name = getattr(policy, "card", {}).get("env")
-        if isinstance(env_name, str) and not env_name.startswith(game):
-            raise EvaluationError(f"policy {spec!r} was trained on {env_name}, not on {game}")
+        plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
+        if plays is not None and plays != f"{game}_v0":
+            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}_v0")
 
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [list(enumerate(seats))[i : i + CHUNK] for i in range(0, games, CHUNK)]

@@ -24,7 +24,7 @@ KINDS = ("snapshot", "heuristic", "random", "pool")
 
 class League:
     def __init__(self, snapshot_dir: str | Path, mix: dict[str, float], pool: Sequence[str] = (),
-                 cache_size: int = 4, heuristic: str = "heuristic"):
+                 cache_size: int = 4, heuristic: str = "heuristic", game: str | None = None):
         unknown = set(mix) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown league kind(s) {sorted(unknown)}; kinds are {list(KINDS)}")
@@ -36,6 +36,7 @@ class League:
         self.mix = {k: float(mix.get(k, 0.0)) for k in KINDS}
         self.pool = list(pool)
         self.heuristic = heuristic  # the spec of the game's rule-based bot
+        self.game = game  # the env name of the game it seats players for (None: not checked)
         self.cache_size = cache_size
         self._cache: OrderedDict[str, Any] = OrderedDict()
 
@@ -73,12 +74,22 @@ class League:
             lineup.append(self._load(spec, int(rng.integers(2**31))))
         return lineup
 
+    def check(self) -> None:
+        """Load every fixed spec (the pool and the heuristic) once, so that a bad one stops the run
+        before it starts rather than in the training workers. Raises PolicyError or ValueError."""
+        for spec in dict.fromkeys([*self.pool, self.heuristic]):
+            self._load(spec, 0)
+        self._cache.clear()
+
     def _load(self, spec: str, seed: int) -> Any:
         from policies import load_policy
 
         policy = self._cache.get(spec)
         if policy is None:
             policy = load_policy(spec, seed=seed)
+            plays = getattr(policy, "game", None)
+            if self.game is not None and plays is not None and plays != self.game:
+                raise ValueError(f"league policy {spec!r} plays {plays}, not {self.game}")
             self._cache[spec] = policy
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)

@@ -1,6 +1,12 @@
 """Train a policy with MaskablePPO and league self-play; write it to policies/<run-name>/.
 
     python -m training.train --config configs/default.yaml [--set key=value ...] [--resume]
+    python -m training.train --config ... --finetune FOLDER --trust-model-zip
+
+``--resume`` reads the ``model.zip`` of this run's own checkpoint (``<runs_dir>/<run_name>``).
+``--finetune FOLDER`` starts a new run from another checkpoint's ``model.zip``; SB3's model.zip
+unpickles, which runs any code the file holds, so it also needs ``--trust-model-zip``: use it
+only for a folder you made yourself or trust like code (README, "Loading checkpoints from others").
 
 Read top to bottom: load the config, build the league and the vectorised environments,
 build (or resume) the model, train with one callback that adds snapshots to the league,
@@ -63,58 +69,24 @@ def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int
     return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", help="YAML config (see configs/ and training/config.py)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override one config key, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
-    parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
-    parser.add_argument("--overwrite", action="store_true", help="delete an existing run of this name first")
-    args = parser.parse_args(argv)
-    try:
-        cfg = load_config(args.config, args.set)
-    except ConfigError as err:
-        print(f"config error: {err}", file=sys.stderr)
-        return 2
-
-    # -- the rest needs the training stack; imported here so config errors are instant
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    import dragonstones_env  # noqa: F401  (registers the environment ids)
-    from policies.checkpoint import save_checkpoint
-
-    from .envs import make_vec_env
-    from .league import League
-
-    torch.set_num_threads(cfg.torch_threads)
-    run_dir = Path(cfg.runs_dir) / cfg.run_name
-    snapshot_dir = run_dir / "snapshots"
-    ckpt_dir = run_dir / "checkpoint"
-    out_dir = Path(cfg.out_dir) / cfg.run_name
-    env_name = cfg.env_name
-    if args.overwrite and not args.resume and run_dir.exists():
-        shutil.rmtree(run_dir)
-    if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
-        print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
-        return 2
-    run_dir.mkdir(parents=True, exist_ok=True)
+def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ckpt_dir: Path,
+           make_vec_env: Any, MaskablePPO: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """The environments, the model (new, resumed or fine-tuned) and the run state."""
     (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
-
-    league = League(snapshot_dir, cfg.league.mix, cfg.league.pool, heuristic=cfg.heuristic)
     venv = make_vec_env(cfg.env, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
                         **env_kwargs(cfg, league))
-
-    state = {"wall_time": 0.0, "evaluations": []}
-    if args.resume:
-        if not (ckpt_dir / "model.zip").is_file():
-            print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
-            return 2
-        model = MaskablePPO.load(ckpt_dir / "model.zip", env=venv, device=cfg.device)
-        state = json.loads((ckpt_dir / "state.json").read_text())
-        print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
-    else:
+    try:
+        state: dict[str, Any] = {"wall_time": 0.0, "evaluations": []}
+        if args.resume:  # this run's own checkpoint, under the user's runs_dir
+            model = MaskablePPO.load(ckpt_dir / "model.zip", env=venv, device=cfg.device)
+            state = json.loads((ckpt_dir / "state.json").read_text())
+            print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
+            return venv, model, state
+        if args.finetune:  # allowed by --trust-model-zip only (checked in main)
+            model = MaskablePPO.load(Path(args.finetune) / "model.zip", env=venv, device=cfg.device)
+            model.num_timesteps = 0
+            print(f"fine-tuning from {args.finetune}")
+            return venv, model, state
         p = cfg.ppo
         model = MaskablePPO(
             "MlpPolicy",
@@ -135,6 +107,86 @@ def main(argv: list[str] | None = None) -> int:
             device=cfg.device,
             verbose=0,
         )
+        return venv, model, state
+    except BaseException:
+        venv.close()
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="YAML config (see configs/ and training/config.py)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one config key, e.g. --set ppo.learning_rate=1e-4 (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--overwrite", action="store_true", help="delete an existing run of this name first")
+    parser.add_argument("--finetune", metavar="FOLDER",
+                        help="start from the model.zip of this checkpoint folder (needs --trust-model-zip)")
+    parser.add_argument("--trust-model-zip", action="store_true",
+                        help="allow --finetune to unpickle FOLDER/model.zip: it can run code, so only for "
+                             "a folder you made or trust like code")
+    args = parser.parse_args(argv)
+    if args.finetune and not args.trust_model_zip:
+        print("--finetune reads a model.zip, which can run code when loaded: add --trust-model-zip if you "
+              "made this folder or trust it like code", file=sys.stderr)
+        return 2
+    if args.finetune and args.resume:
+        print("--finetune starts a new run; --resume continues one: give one of them", file=sys.stderr)
+        return 2
+    if args.finetune and not (Path(args.finetune) / "model.zip").is_file():
+        print(f"--finetune: there is no {Path(args.finetune) / 'model.zip'}", file=sys.stderr)
+        return 2
+    try:
+        cfg = load_config(args.config, args.set)
+    except ConfigError as err:
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+    from policies import PolicyError
+
+    from .league import League
+
+    league = League(Path(cfg.runs_dir) / cfg.run_name / "snapshots", cfg.league.mix, cfg.league.pool,
+                    heuristic=cfg.heuristic, game=cfg.env_name)
+    try:  # a bad pool spec must stop the run here, before the run folder exists
+        league.check()
+    except (PolicyError, ValueError) as err:
+        print(f"config error: league.pool: {err}", file=sys.stderr)
+        return 2
+
+    # -- the rest needs the training stack; imported here so config errors are instant
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    import dragonstones_env  # noqa: F401  (registers the environment ids)
+    from policies.checkpoint import save_checkpoint
+
+    from .envs import make_vec_env
+
+    torch.set_num_threads(cfg.torch_threads)
+    run_dir = Path(cfg.runs_dir) / cfg.run_name
+    snapshot_dir = run_dir / "snapshots"
+    ckpt_dir = run_dir / "checkpoint"
+    out_dir = Path(cfg.out_dir) / cfg.run_name
+    env_name = cfg.env_name
+    if args.overwrite and not args.resume and run_dir.exists():
+        shutil.rmtree(run_dir)
+    if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
+        print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
+        return 2
+    if args.resume and not (ckpt_dir / "model.zip").is_file():
+        print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
+        return 2
+    created = not run_dir.exists()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, make_vec_env, MaskablePPO)
+    except BaseException:
+        # A run that fails to start must not block the same command ("exists: use --resume"
+        # while --resume finds no checkpoint): remove the folder it made.
+        if created:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     eval_csv = run_dir / "eval.csv"
     if not eval_csv.exists():
         eval_csv.write_text("timesteps,win_rate,ci_low,ci_high\n")

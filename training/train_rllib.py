@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import (
+    LIMITS,
     ConfigError,
     EvalConfig,
     RunConfig,
@@ -39,6 +40,7 @@ from .config import (
     read_config,
     validate_eval,
     validate_league,
+    validate_net_arch,
     validate_run,
 )
 from .train import git_commit
@@ -107,8 +109,9 @@ def validate(cfg: RLlibConfig) -> RLlibConfig:
     r = cfg.ray
     need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
          "null, 'auto', 'ray://HOST:10001' or 'HOST:6379'")
-    need(r.num_env_runners >= 0, "ray.num_env_runners", "must be >= 0")
-    need(r.num_envs_per_env_runner >= 1, "ray.num_envs_per_env_runner", "must be >= 1")
+    need(0 <= r.num_env_runners <= LIMITS["n_envs"], "ray.num_env_runners", f"must be 0..{LIMITS['n_envs']}")
+    need(1 <= r.num_envs_per_env_runner <= LIMITS["n_envs"], "ray.num_envs_per_env_runner",
+         f"must be 1..{LIMITS['n_envs']}")
     need(r.num_cpus_per_env_runner >= 0, "ray.num_cpus_per_env_runner", "must be >= 0")
     need(r.rollout_fragment_length == "auto" or (isinstance(r.rollout_fragment_length, int)
                                                  and r.rollout_fragment_length >= 1),
@@ -128,7 +131,7 @@ def validate(cfg: RLlibConfig) -> RLlibConfig:
     need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
     need(p.vf_clip > 0, "ppo.vf_clip", "must be > 0")
     need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
-    need(bool(p.net_arch) and all(w > 0 for w in p.net_arch), "ppo.net_arch", "layer widths must be > 0")
+    validate_net_arch(p.net_arch, "ppo.net_arch")
     need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
     validate_league(cfg.league, LEAGUE_KINDS)
     validate_eval(cfg.eval, cfg.player_range)
@@ -148,19 +151,23 @@ def env_config(cfg: RLlibConfig) -> dict[str, Any]:
         options = {"observation_mode": cfg.observation_mode, "reward_shaping": cfg.reward_shaping}
     league = None
     if set(k for k, w in cfg.league.mix.items() if w > 0) != {"self"}:
-        league = {"mix": dict(cfg.league.mix), "pool": [pool_item(s) for s in cfg.league.pool],
+        league = {"mix": dict(cfg.league.mix), "pool": [pool_item(s, cfg.env_name) for s in cfg.league.pool],
                   "max_snapshots": cfg.league.max_snapshots, "heuristic": cfg.heuristic}
     return {"game": cfg.game, "num_players": cfg.num_players, "env_options": options, "league": league,
             "seed": cfg.seed}
 
 
-def pool_item(spec: str) -> Any:
+def pool_item(spec: str, env_name: str | None = None) -> Any:
     """A pool spec as the env runners get it: a built-in name, or the checkpoint's actor weights
-    (read here, so that remote nodes need no copy of the file)."""
+    (read and checked here, so that remote nodes need no copy of the file). With ``env_name``,
+    a policy of another game is refused (ValueError)."""
     from policies import load_policy
     from policies.checkpoint import CheckpointPolicy
 
     policy = load_policy(spec)
+    plays = getattr(policy, "game", None)
+    if env_name is not None and plays is not None and plays != env_name:
+        raise ValueError(f"league pool policy {spec!r} plays {plays}, not {env_name}")
     if isinstance(policy, CheckpointPolicy):
         return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation}
     return spec
@@ -340,6 +347,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: {err}", file=sys.stderr)
         return 2
 
+    from policies import PolicyError
+
+    try:  # a bad pool spec must stop the run here, before the run folder exists
+        for spec in cfg.league.pool:
+            pool_item(spec, cfg.env_name)
+    except (PolicyError, ValueError) as err:
+        print(f"config error: league.pool: {err}", file=sys.stderr)
+        return 2
+
     run_dir = Path(cfg.runs_dir) / cfg.run_name
     snapshot_dir, ckpt_dir = run_dir / "snapshots", run_dir / "checkpoint"
     out_dir = Path(cfg.out_dir) / cfg.run_name
@@ -367,10 +383,16 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.overwrite and not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
+    created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
-
-    algo = build_config(cfg).build_algo()
+    try:
+        algo = build_config(cfg).build_algo()
+    except BaseException:
+        # A run that fails to start must not block the same command: remove the folder it made.
+        if created:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
     if args.resume:
         algo.restore_from_path(str((ckpt_dir / "algo").resolve()))
@@ -378,10 +400,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resuming {cfg.run_name} at {state['steps']} env steps")
     snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
     if snapshots_used and snapshot_dir.is_dir():  # a resumed run's league gets its snapshots back
-        from policies.checkpoint import CheckpointPolicy
+        from policies import load_policy
 
         for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
-            old = CheckpointPolicy.load(folder, str(folder), {})
+            old = load_policy(folder)  # checked like any checkpoint (its card names the game)
             push_snapshot(algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
     eval_csv = run_dir / "eval.csv"
     if not eval_csv.exists():

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Decision, IllegalOptionError, Option, as_option
+from ..core import Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
 from .cards import (
     CARD_NAMES,
     CARD_TYPE_OF_ID,
@@ -118,9 +118,7 @@ class DrachenSchattenGame:
             raise ValueError(f"max_steps must be a positive integer, not {max_steps!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy)
-        elif not _is_int(seed) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
-        self.seed: int = int(seed)
+        self.seed: int = check_seed(seed)
         self.num_players: int = int(num_players)
         self.max_steps: int = int(max_steps)
         self._rng: np.random.Generator = np.random.default_rng(self.seed)
@@ -678,20 +676,26 @@ class DrachenSchattenGame:
 
 
 def replay(record: Sequence[dict[str, Any]]) -> DrachenSchattenGame:
-    """Rebuild a game from its record: same seed and player count, then the recorded options.
+    """Rebuild a game from its record, checking every event against what the engine produces.
 
-    Raises ``ValueError`` if the record does not start with a ``start`` event or does not replay
-    to the identical record.
+    The record is re-simulated from its ``start`` event by applying its ``option`` (and
+    test-only ``arrange``) events in order; every event must be the one the engine produces at
+    that position. Accepted: a complete record, or the record of a game in progress (it ends
+    right before a pending decision). Anything else raises
+    :class:`~dragonstones_env.core.ReplayError` (a ``ValueError``) naming the first event that
+    differs (index, expected, found).
     """
-    if not record or record[0].get("event") != "start" or record[0].get("game") != "drachenschatten":
-        raise ValueError("a DrachenSchatten record starts with its 'start' event")
-    start = record[0]
-    game = DrachenSchattenGame(start["num_players"], seed=start["seed"], max_steps=start["max_steps"])
-    for ev in record[1:]:
-        if ev["event"] == "option":
-            game.apply(ev["option"])
-        elif ev["event"] == "arrange":
-            game.arrange(**ev["args"])
-    if game.record != list(record):
-        raise ValueError("the record does not replay identically")
-    return game
+
+    def new_game(start: dict[str, Any]) -> DrachenSchattenGame:
+        if start.get("game") != "drachenschatten":
+            raise ValueError(f"this is not a DrachenSchatten record (game {start.get('game')!r})")
+        return DrachenSchattenGame(start["num_players"], seed=start["seed"], max_steps=start["max_steps"])
+
+    def arrange(game: DrachenSchattenGame, event: dict[str, Any]) -> None:
+        args = event["args"]
+        if not isinstance(args, dict):
+            raise TypeError(f"arrange args are a mapping, not {type(args).__name__}")
+        game.arrange(**args)
+
+    return verify_replay(record, "event", new_game,
+                         {"option": lambda game, event: game.apply(event["option"]), "arrange": arrange})
