@@ -58,6 +58,13 @@ class IllegalOptionError(ValueError):
         super().__init__(msg)
 
 
+def same_game(a: str, b: str) -> bool:
+    """Whether two PettingZoo names (``dragonstones_v1``, ``dragonstones``) name one game, whatever
+    their versions: a policy's ``game`` says which game it plays; layouts are checked apart, by
+    their signatures."""
+    return a.rsplit("_v", 1)[0] == b.rsplit("_v", 1)[0]
+
+
 def as_option(option: Any) -> Option:
     """Normalise an option (a list from JSON, or a tuple) to a tuple."""
     if type(option) is tuple and all(type(x) in _PLAIN for x in option):

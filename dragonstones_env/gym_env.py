@@ -15,7 +15,8 @@ learner's.
   that seat every episode (a list holding a single pool shares it among all other seats).
 
 * an object with ``sample_lineup(rng, seats) -> list[policy]``, asked every episode (the
-  training league, :class:`training.league.League`, is one).
+  training league, :class:`training.league.League`, is one); if it also has
+  ``report(won: bool)``, it is told at the end of each episode whether the learner won.
 
 Every spec is loaded when the env is made: an unknown spec, a checkpoint that fails its checks
 (:class:`policies.PolicyError`) or a policy whose ``game`` attribute names another game (a
@@ -39,6 +40,8 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from .core import same_game
 
 
 def _as_action(action: Any) -> Any:
@@ -150,7 +153,7 @@ class SingleAgentEnv(gym.Env):
     def _check_game(self, policy: Any, what: str) -> None:
         """A policy (or sampler) that says which game it plays must play this one."""
         game = getattr(policy, "game", None)
-        if game is not None and game != self.game_name:
+        if game is not None and not same_game(game, self.game_name):
             raise ValueError(f"{what} plays {game}, not {self.game_name}: seat a policy of this game")
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -186,6 +189,8 @@ class SingleAgentEnv(gym.Env):
         aec._cumulative_rewards[self._learner] = 0.0
         terminated = bool(aec.terminations[self._learner])
         truncated = bool(aec.truncations[self._learner])
+        if (terminated or truncated) and hasattr(self._opponents, "report"):
+            self._opponents.report(self.seat in aec._winners())
         if self.render_mode == "human":
             self.render()
         return obs["observation"], reward, terminated, truncated, self._info()

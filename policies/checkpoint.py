@@ -219,11 +219,14 @@ class CheckpointPolicy:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
 
 
-def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1") -> Path:
-    """Write ``model.zip``, ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``."""
+def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1",
+                    with_model: bool = True) -> Path:
+    """Write ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``, and
+    ``model.zip`` unless ``with_model`` is False (league snapshots only need to play)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    model.save(folder / MODEL_FILE)
+    if with_model:
+        model.save(folder / MODEL_FILE)
     CheckpointPolicy.from_sb3(model).save_npz(folder / POLICY_FILE)
     card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name), **card}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")

@@ -42,7 +42,7 @@ import numpy as np
 
 from dragonstones_env.drachenschatten import actions as A
 from dragonstones_env.drachenschatten.cards import CARDS, NUM_CARD_TYPES, OBJECT_KINDS, PROTECTS
-from dragonstones_env.drachenschatten.observation import COUNT_SCALE, DECISION_KINDS, LAYOUT, view
+from dragonstones_env.drachenschatten.observation import LAYOUT, decode
 from dragonstones_env.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
 
 # ---------------------------------------------------------------------------- card data (D1)
@@ -53,10 +53,6 @@ _VILLAGE_SHARE = np.array([c.village / c.count for c in CARDS])
 _PROTECTORS = {beast: tuple(types) for beast, types in PROTECTS.items()}
 _BEAST_OF = tuple(c.beast for c in CARDS)
 _TURN_OVER_TYPES = tuple(c.index for c in CARDS if c.action == "turn-over")
-
-# Stack sizes are stored / 4 ("cards left in each stack / 4"), the torch's views left / 3.
-_STACK_SCALE = 4.0
-_VIEW_SCALE = 3.0
 
 # ---------------------------------------------------------------------------- values
 WIN = 40.0
@@ -133,32 +129,22 @@ class Table:
     memory: list[int | None]  # the top card type of each stack the viewer remembers
 
 
-def _counts(x: np.ndarray) -> np.ndarray:
-    return np.rint(x * COUNT_SCALE).astype(np.int64)
-
-
 def parse(obs: np.ndarray) -> Table:
-    """Read an observation vector (the ``"observation"`` of the AEC dict)."""
-    n = int(np.rint(view(obs, "seat_present").sum()))
-    dec = view(obs, "decision")
-    k = int(np.argmax(dec))
-    decision = DECISION_KINDS[k] if k < len(DECISION_KINDS) and dec[k] > 0.5 else None
-    card_hot = view(obs, "card")
-    card = int(np.argmax(card_hot)) if card_hot.max() > 0.5 else None
-    coll = view(obs, "collection")[:n]
-    mem = view(obs, "memory")
-    memory = [int(np.argmax(row)) if row.max() > 0.5 else None for row in mem]
+    """Read an observation vector (the ``"observation"`` of the AEC dict) through the game's decoder."""
+    d = decode(obs)
+    n = int(d["seat_present"].sum())
+    coll = d["collection"]
     return Table(
         n=n,
-        decision=decision,
-        card=card,
-        turned_over=bool(view(obs, "turned_over")[0] > 0.5),
-        view_left=int(np.rint(view(obs, "view_left")[0] * _VIEW_SCALE)),
-        stacks=np.rint(view(obs, "stacks") * _STACK_SCALE).astype(np.int64),
-        ready=_counts(coll[:, :, 0]),
-        other=_counts(coll[:, :, 1]),
-        removed=_counts(view(obs, "removed_cards")),
-        memory=memory,
+        decision=None if d["decision"] == "none" else d["decision"],
+        card=d["card"],
+        turned_over=bool(d["turned_over"][0]),
+        view_left=int(d["view_left"][0]),
+        stacks=d["stacks"].astype(np.int64),
+        ready=coll["ready"][:n].astype(np.int64),
+        other=coll["other"][:n].astype(np.int64),
+        removed=d["removed_cards"].astype(np.int64),
+        memory=d["memory"],
     )
 
 
@@ -172,7 +158,7 @@ assert LAYOUT["memory"].shape == (NUM_STACKS, _T)
 class DrachenSchattenHeuristic:
     """Rule-based DrachenSchatten bot (see the module docstring); ``act`` never returns a masked action."""
 
-    game = "drachenschatten_v0"  # seating it at another game's table is refused
+    game = "drachenschatten"  # seating it at another game's table is refused
 
     def __init__(self, seed: int | None = None):
         self.reset(seed)

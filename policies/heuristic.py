@@ -194,7 +194,7 @@ def _uniform_cdfs(coins: int, common: int, amulet: bool) -> tuple[np.ndarray, np
 class HeuristicPolicy:
     """Rule-based player: ``act(observation_dict) -> action``, never a masked action."""
 
-    game = "dragonstones_v0"  # seating it at another game's table is refused
+    game = "dragonstones"  # seating it at another game's table is refused
 
     def __init__(self, seed: int | None = None, params: dict[str, Any] | None = None):
         self.seed = seed

@@ -85,6 +85,17 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
 }
 
 
+# The rule-based bots of each game that the evaluation panel and the training league seat.
+ZOO: dict[str, tuple[str, ...]] = {"dragonstones": (), "drachenschatten": ()}
+
+
+def zoo(game: str) -> list[str]:
+    """The names of ``game``'s zoo bots (``"dragonstones"`` or ``"drachenschatten"``)."""
+    if game not in ZOO:
+        raise PolicyError(f"unknown game {game!r}; games: {sorted(ZOO)}")
+    return list(ZOO[game])
+
+
 def shipped() -> list[str]:
     """Names of the checkpoints shipped in ``policies/`` (folders with a card)."""
     return sorted(p.name for p in HERE.iterdir() if (p / CARD_FILE).is_file())

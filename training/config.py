@@ -82,6 +82,10 @@ def _load_yaml(text: str, where: str) -> Any:
         raise ConfigError(f"{where} is not valid YAML: {err}") from None
 
 
+# The PettingZoo name (with its layout version) of each game, as checkpoint cards record it.
+ENV_NAMES = {"dragonstones": "dragonstones_v1", "drachenschatten": "drachenschatten_v0"}
+
+
 @dataclass
 class PPO:
     learning_rate: float = 3e-4
@@ -99,10 +103,18 @@ class PPO:
 
 @dataclass
 class LeagueConfig:
-    # Weights of each kind of opponent, drawn per seat and episode (training/league.py).
-    mix: dict[str, float] = field(default_factory=lambda: {"snapshot": 0.4, "heuristic": 0.4, "random": 0.2})
+    """Who sits at the learner's table (training/league.py says what each kind is and why)."""
+
+    # Weights of each kind of opponent: latest (the learner's current weights), snapshot (past
+    # versions, drawn by PFSP), zoo (the game's rule-based bots, the heuristic included),
+    # heuristic, random, pool (the extra specs below).
+    mix: dict[str, float] = field(default_factory=lambda: {"latest": 0.35, "snapshot": 0.25, "zoo": 0.3,
+                                                           "random": 0.1})
+    table: float = 0.5  # share of episodes whose other seats are all of one kind (all copies of the learner...)
+    pfsp_power: float = 2.0  # a snapshot's weight: (1 - the learner's win rate against it) ** pfsp_power
+    latest_every: int = 10_000  # timesteps between refreshes of the `latest` seats' weights
     pool: list[str] = field(default_factory=list)  # extra policy specs, drawn with weight mix["pool"]
-    snapshot_every: int = 50_000  # timesteps between frozen snapshots joining the pool
+    snapshot_every: int = 50_000  # timesteps between frozen snapshots joining the league
     max_snapshots: int = 8  # the newest are kept
 
 
@@ -140,7 +152,7 @@ class RunConfig:
     @property
     def env_name(self) -> str:
         """The PettingZoo name of the game (what checkpoint cards record)."""
-        return f"{self.game}_v0"
+        return ENV_NAMES[self.game]
 
     @property
     def heuristic(self) -> str:
@@ -237,7 +249,12 @@ def validate_run(cfg: RunConfig) -> None:
 
 
 def validate_league(league: Any, kinds: tuple[str, ...]) -> None:
-    """Check a league section: ``mix`` weights over ``kinds``, ``pool``, snapshots."""
+    """Check a league section: ``mix`` weights over ``kinds``, ``pool``, snapshots (and the
+    self-play keys where the section has them)."""
+    if hasattr(league, "table"):
+        need(0.0 <= league.table <= 1.0, "league.table", "must be a share in 0..1")
+        need(0.0 <= league.pfsp_power <= 20.0, "league.pfsp_power", "must be in 0..20")
+        need(league.latest_every > 0, "league.latest_every", "must be > 0")
     need(set(league.mix) <= set(kinds), "league.mix", f"kinds are {list(kinds)}")
     need(all(w >= 0 for w in league.mix.values()) and sum(league.mix.values()) > 0, "league.mix",
          "weights must be >= 0 with a positive sum")

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.arena import GameResult, play_game, wilson_interval
+from dragonstones_env.core import same_game
 
 GAMES = ("dragonstones", "drachenschatten")
 CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
@@ -261,8 +262,8 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
     for spec, policy in preloaded.items():
         plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
-        if plays is not None and plays != f"{game}_v0":
-            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}_v0")
+        if plays is not None and not same_game(plays, game):
+            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}")
 
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [list(enumerate(seats))[i : i + CHUNK] for i in range(0, games, CHUNK)]

@@ -1,17 +1,35 @@
-"""The self-play league: who sits at the learner's table, episode by episode.
+"""The training league: who sits at the learner's table, episode by episode.
 
-Every other seat draws a kind of opponent from ``mix`` (weights of ``"snapshot"``,
-``"heuristic"``, ``"random"`` and ``"pool"``): a frozen snapshot of the learner (a
-checkpoint folder in ``snapshot_dir``, the newest ones kept), a built-in bot, or one of
-the extra ``pool`` specs (any checkpoint or shipped policy: that is how a policy joins the
-pool). Until the first snapshot exists, its weight goes to the heuristic.
+A learner that meets mostly bots learns to exploit them, not to play the game (the v0
+champion beat three heuristic bots and lost 98% of its games as one of three copies of
+itself). So the league seats the learner mostly against *itself*:
 
-A League is picklable: each training worker process gets a copy, loads snapshots on first
-use and keeps the last few loaded.
+* ``latest``: the learner's current weights, refreshed every ``league.latest_every`` steps
+  (the training loop writes them; workers pick them up at their next episode);
+* ``snapshot``: frozen past versions, drawn by *prioritised fictitious self-play* (PFSP,
+  as in AlphaStar's league): a snapshot's weight is ``(1 - p)^pfsp_power`` where ``p`` is the
+  learner's win rate when that snapshot sat at its table, so the versions it beats least
+  come back most;
+* ``zoo``: one of the game's rule-based bots (``policies.zoo(game)`` and the heuristic),
+  styles the learner must hold up against;
+* ``heuristic``, ``random``: those two bots;
+* ``pool``: any extra specs, e.g. exploiters trained against an earlier champion.
+
+Each episode, with probability ``table`` all other seats come from one kind (all copies of
+the latest learner, all the same zoo bot: the tables the evaluation panel plays), and
+otherwise each seat draws its kind from ``mix`` on its own. Until the learner's weights
+have been written (the first steps of a run), ``latest`` and ``snapshot`` seats go to the
+zoo.
+
+A League is picklable: every training worker process gets a copy, loads policies on first
+use, keeps the last few loaded, and keeps its own PFSP statistics from the episodes it
+plays (reported by the Gymnasium env through :meth:`report`).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,12 +37,17 @@ from typing import Any
 
 import numpy as np
 
-KINDS = ("snapshot", "heuristic", "random", "pool")
+from dragonstones_env.core import same_game
+from policies import load_policy
+
+KINDS = ("latest", "snapshot", "zoo", "heuristic", "random", "pool")
+LATEST_POINTER = "latest.json"  # in the run folder: {"path": folder of the newest weights}
 
 
 class League:
-    def __init__(self, snapshot_dir: str | Path, mix: dict[str, float], pool: Sequence[str] = (),
-                 cache_size: int = 4, heuristic: str = "heuristic", game: str | None = None):
+    def __init__(self, run_dir: str | Path, mix: dict[str, float], pool: Sequence[str] = (),
+                 zoo: Sequence[str] = (), heuristic: str = "heuristic", table: float = 0.0,
+                 pfsp_power: float = 2.0, cache_size: int = 8, game: str | None = None):
         unknown = set(mix) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown league kind(s) {sorted(unknown)}; kinds are {list(KINDS)}")
@@ -32,63 +55,116 @@ class League:
             raise ValueError(f"league weights must be >= 0 with a positive sum, got {mix}")
         if mix.get("pool", 0) > 0 and not pool:
             raise ValueError("league weight 'pool' > 0 but the pool lists no policy")
-        self.snapshot_dir = str(snapshot_dir)
+        if not 0.0 <= table <= 1.0:
+            raise ValueError(f"league table share must be in 0..1, got {table}")
+        self.run_dir = str(run_dir)
         self.mix = {k: float(mix.get(k, 0.0)) for k in KINDS}
         self.pool = list(pool)
         self.heuristic = heuristic  # the spec of the game's rule-based bot
+        self.zoo = list(dict.fromkeys([*zoo, heuristic]))  # the zoo always holds the heuristic
+        self.table = float(table)
+        self.pfsp_power = float(pfsp_power)
         self.game = game  # the env name of the game it seats players for (None: not checked)
         self.cache_size = cache_size
+        self.results: dict[str, list[float]] = {}  # snapshot -> [learner's wins, games]
         self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._seated: list[str] = []  # the specs of the last line-up, for report()
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_cache"] = OrderedDict()  # loaded models stay in their process
         return state
 
+    # ------------------------------------------------------------------ what exists
+    @property
+    def snapshot_dir(self) -> Path:
+        return Path(self.run_dir) / "snapshots"
+
     def snapshots(self) -> list[str]:
-        folder = Path(self.snapshot_dir)
+        folder = self.snapshot_dir
         if not folder.is_dir():
             return []
         return sorted(str(p) for p in folder.iterdir() if (p / "card.json").is_file())
 
+    def latest(self) -> str | None:
+        """The folder of the learner's newest weights, or None before the first are written."""
+        try:
+            return json.loads((Path(self.run_dir) / LATEST_POINTER).read_text())["path"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def pfsp_weights(self, snapshots: Sequence[str]) -> np.ndarray:
+        """PFSP: ``(1 - p)^power`` with ``p`` the learner's win rate against each snapshot
+        (Laplace-smoothed, so an unseen snapshot counts as an even match)."""
+        w = []
+        for spec in snapshots:
+            wins, games = self.results.get(spec, (0.0, 0.0))
+            p = (wins + 1.0) / (games + 2.0)
+            w.append((1.0 - p) ** self.pfsp_power + 1e-3)
+        w = np.asarray(w, float)
+        return w / w.sum()
+
+    # ------------------------------------------------------------------ sampling
     def sample_lineup(self, rng: np.random.Generator, seats: int) -> list[Any]:
-        snapshots = self.snapshots()
+        specs = self.sample_specs(rng, seats)
+        self._seated = specs
+        return [self._load(spec, int(rng.integers(2**31))) for spec in specs]
+
+    def sample_specs(self, rng: np.random.Generator, seats: int) -> list[str]:
+        """The specs of one episode's ``seats`` other players."""
+        snapshots, latest = self.snapshots(), self.latest()
         weights = dict(self.mix)
-        if not snapshots:
-            weights["heuristic"] += weights.pop("snapshot")
+        if latest is None:  # nothing of the learner's yet: its seats go to the zoo
+            weights["zoo"] += weights["latest"] + weights["snapshot"]
+            weights["latest"] = weights["snapshot"] = 0.0
+        elif not snapshots:
+            weights["latest"] += weights["snapshot"]
             weights["snapshot"] = 0.0
         kinds = list(weights)
         p = np.array([weights[k] for k in kinds], float)
         p /= p.sum()
-        lineup = []
-        for _ in range(seats):
+        if rng.random() < self.table:
             kind = kinds[int(rng.choice(len(kinds), p=p))]
-            if kind == "snapshot":
-                spec = snapshots[int(rng.integers(len(snapshots)))]
-            elif kind == "pool":
-                spec = self.pool[int(rng.integers(len(self.pool)))]
-            elif kind == "heuristic":
-                spec = self.heuristic
-            else:
-                spec = kind
-            lineup.append(self._load(spec, int(rng.integers(2**31))))
-        return lineup
+            if kind in ("zoo", "pool"):  # one bot for the whole table, as the panel seats them
+                spec = self._pick(kind, rng, snapshots, latest)
+                return [spec] * seats
+            return [self._pick(kind, rng, snapshots, latest) for _ in range(seats)]
+        return [self._pick(kinds[int(rng.choice(len(kinds), p=p))], rng, snapshots, latest) for _ in range(seats)]
 
+    def _pick(self, kind: str, rng: np.random.Generator, snapshots: list[str], latest: str | None) -> str:
+        if kind == "latest":
+            return latest
+        if kind == "snapshot":
+            return snapshots[int(rng.choice(len(snapshots), p=self.pfsp_weights(snapshots)))]
+        if kind == "zoo":
+            return self.zoo[int(rng.integers(len(self.zoo)))]
+        if kind == "pool":
+            return self.pool[int(rng.integers(len(self.pool)))]
+        return self.heuristic if kind == "heuristic" else kind
+
+    def report(self, won: bool) -> None:
+        """Whether the learner won the episode of the last line-up (PFSP statistics)."""
+        won = 1.0 if won else 0.0
+        for spec in set(self._seated):
+            if spec.startswith(str(self.snapshot_dir)):
+                stats = self.results.setdefault(spec, [0.0, 0.0])
+                stats[0] += won
+                stats[1] += 1.0
+
+    # ------------------------------------------------------------------ loading
     def check(self) -> None:
-        """Load every fixed spec (the pool and the heuristic) once, so that a bad one stops the run
+        """Load every fixed spec (the pool and the zoo) once, so that a bad one stops the run
         before it starts rather than in the training workers. Raises PolicyError or ValueError."""
-        for spec in dict.fromkeys([*self.pool, self.heuristic]):
+        for spec in dict.fromkeys([*self.pool, *self.zoo]):
             self._load(spec, 0)
         self._cache.clear()
 
     def _load(self, spec: str, seed: int) -> Any:
-        from policies import load_policy
-
         policy = self._cache.get(spec)
         if policy is None:
             policy = load_policy(spec, seed=seed)
             plays = getattr(policy, "game", None)
-            if self.game is not None and plays is not None and plays != self.game:
+            if self.game is not None and plays is not None and not same_game(plays, self.game):
                 raise ValueError(f"league policy {spec!r} plays {plays}, not {self.game}")
             self._cache[spec] = policy
             while len(self._cache) > self.cache_size:
@@ -96,3 +172,12 @@ class League:
         else:
             self._cache.move_to_end(spec)
         return policy
+
+
+def publish_latest(run_dir: str | Path, folder: str | Path) -> None:
+    """Point the league's ``latest`` seats at ``folder`` (atomically: a worker never reads
+    half a pointer)."""
+    pointer = Path(run_dir) / LATEST_POINTER
+    tmp = pointer.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"path": str(folder)}))
+    os.replace(tmp, pointer)

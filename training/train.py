@@ -141,12 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-    from policies import PolicyError
+    from policies import PolicyError, zoo
 
-    from .league import League
+    from .league import League, publish_latest
 
-    league = League(Path(cfg.runs_dir) / cfg.run_name / "snapshots", cfg.league.mix, cfg.league.pool,
-                    heuristic=cfg.heuristic, game=cfg.env_name)
+    lg = cfg.league
+    league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
+                    table=lg.table, pfsp_power=lg.pfsp_power, game=cfg.env_name)
     try:  # a bad pool spec must stop the run here, before the run folder exists
         league.check()
     except (PolicyError, ValueError) as err:
@@ -191,12 +192,24 @@ def main(argv: list[str] | None = None) -> int:
     if not eval_csv.exists():
         eval_csv.write_text("timesteps,win_rate,ci_low,ci_high\n")
 
+    latest_dir = run_dir / "latest"
+
+    def refresh_latest(t: int) -> None:
+        """The learner's current weights take the league's `latest` seats (the two newest folders
+        are kept: a worker may be loading the previous one)."""
+        save_checkpoint(model, latest_dir / f"step-{t:09d}", {"steps": t, "latest": True}, env_name, with_model=False)
+        publish_latest(run_dir, latest_dir / f"step-{t:09d}")
+        for old in sorted(latest_dir.iterdir())[:-2]:
+            shutil.rmtree(old, ignore_errors=True)
+
     class LeagueCallback(BaseCallback):
-        """Snapshots join the league, evaluations against the heuristic, checkpoints for --resume."""
+        """The learner's weights and snapshots join the league, evaluations, checkpoints for --resume."""
 
         def __init__(self) -> None:
             super().__init__()
             t = model.num_timesteps
+            refresh_latest(t)
+            self.next_latest = t + cfg.league.latest_every
             self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
             self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
             self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
@@ -204,10 +217,13 @@ def main(argv: list[str] | None = None) -> int:
 
         def _on_step(self) -> bool:
             t = self.num_timesteps
+            if t >= self.next_latest:
+                self.next_latest = t + cfg.league.latest_every
+                refresh_latest(t)
             if t >= self.next_snapshot:
                 self.next_snapshot += cfg.league.snapshot_every
                 save_checkpoint(self.model, snapshot_dir / f"step-{t:09d}", {"steps": t, "snapshot": True},
-                                env_name)
+                                env_name, with_model=False)
                 for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
                     for f in old.iterdir():
                         f.unlink()

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dragonstones_env.core import same_game
+
 from .config import (
     LIMITS,
     ConfigError,
@@ -166,7 +168,7 @@ def pool_item(spec: str, env_name: str | None = None) -> Any:
 
     policy = load_policy(spec)
     plays = getattr(policy, "game", None)
-    if env_name is not None and plays is not None and plays != env_name:
+    if env_name is not None and plays is not None and not same_game(plays, env_name):
         raise ValueError(f"league pool policy {spec!r} plays {plays}, not {env_name}")
     if isinstance(policy, CheckpointPolicy):
         return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation}

@@ -15,9 +15,12 @@ Every value lies in ``[0, OBS_HIGH]``; counts are scaled so typical values fall 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ..layout import Piece, build_layout, layout_size, seat_permutation
+from ..layout import Piece, build_layout, exact_vector, layout_size, scale_vector, seat_permutation
+from ..layout import decode as _decode
 from ..layout import layout_table as _layout_table
 from ..layout import view as _view
 from .cards import CARD_TYPE_OF_ID, CARDS, NUM_CARD_TYPES, NUM_CARDS, TYPE_INDEX
@@ -31,32 +34,51 @@ COUNT_SCALE = 4.0  # per-type counts are divided by this (at most 7 copies of a 
 OBS_HIGH = 4.0
 _MAX_TURNS_SCALE = 64.0  # every turn but the last turns a card over: turn <= 65 in practice
 
-_SPEC = [
+_SPEC = [  # (name, shape, seat axis, meaning, extras: scale, labels, one-hot; see layout.Piece)
     ("seat_present", (MAX_SEATS,), 0, "1 for each seat at the table"),
-    ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat to decide now (for a forfeit: not the active seat)"),
-    ("active_seat", (MAX_SEATS,), 0, "one-hot: whose turn it is (zeros during the opening picks)"),
-    ("first_player", (MAX_SEATS,), 0, "one-hot: the first player (D2)"),
+    ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat to decide now (for a forfeit: not the active seat)",
+     {"onehot": True}),
+    ("active_seat", (MAX_SEATS,), 0, "one-hot: whose turn it is (zeros during the opening picks)",
+     {"onehot": True}),
+    ("first_player", (MAX_SEATS,), 0, "one-hot: the first player (D2)", {"onehot": True}),
     ("decision", (len(DECISION_KINDS) + 1,), None,
-     "one-hot decision kind: " + ", ".join(DECISION_KINDS) + ", none (game over)"),
+     "one-hot decision kind: " + ", ".join(DECISION_KINDS) + ", none (game over)",
+     {"onehot": True, "labels": (*DECISION_KINDS, "none")}),
     ("card", (NUM_CARD_TYPES,), None,
-     "one-hot: the card the decision is about: torch (view), beast (protect), decay object (forfeit)"),
+     "one-hot: the card the decision is about: torch (view), beast (protect), decay object (forfeit)",
+     {"onehot": True}),
     ("turned_over", (1,), None, "1 once this turn's mandatory turn-over is done (D3)"),
-    ("view_left", (1,), None, "cards the torch being used may still view / 3"),
-    ("progress", (2,), None, "turn / 64, steps / max_steps (truncation at 1)"),
-    ("stacks", (NUM_STACKS,), None, "cards left in each stack / 4 (village 0-7, caves 8-15)"),
-    ("removed", (1,), None, "cards out of the game / 64"),
-    ("removed_cards", (NUM_CARD_TYPES,), None, "cards out of the game per card type / 4"),
+    ("view_left", (1,), None, "cards the torch being used may still view / 3", {"scale": 3.0}),
+    ("progress", (2,), None, "turn / 64, steps / max_steps (truncation at 1)",
+     {"labels": ("turn", "steps_fraction"), "scale": (_MAX_TURNS_SCALE, 1.0), "exact": (True, False)}),
+    ("stacks", (NUM_STACKS,), None, "cards left in each stack / 4 (village 0-7, caves 8-15)", {"scale": 4.0}),
+    ("removed", (1,), None, "cards out of the game / 64", {"scale": 64.0}),
+    ("removed_cards", (NUM_CARD_TYPES,), None, "cards out of the game per card type / 4", {"scale": COUNT_SCALE}),
     ("forfeits", (MAX_SEATS,), 0, "seats still to forfeit a used object to a decay (D4)"),
     ("collection", (MAX_SEATS, NUM_CARD_TYPES, 2), 0,
-     "per seat and card type / 4: ready objects, other cards (used objects, beasts, treasures)"),
+     "per seat and card type / 4: ready objects, other cards (used objects, beasts, treasures)",
+     {"labels": ("ready", "other"), "scale": COUNT_SCALE}),
     ("totals", (MAX_SEATS, len(SEAT_TOTALS)), 0,
-     "per seat: cards / 16, object kinds / 7, beasts / 3, treasures / 3, ready objects / 16"),
+     "per seat: cards / 16, object kinds / 7, beasts / 3, treasures / 3, ready objects / 16",
+     {"labels": SEAT_TOTALS, "scale": tuple(float(x) for x in _TOTALS_SCALE)}),
     ("memory", (NUM_STACKS, NUM_CARD_TYPES), None,
-     "the viewer's torch memory: one-hot type of the top card of each stack it saw (D4), else zeros"),
+     "the viewer's torch memory: one-hot type of the top card of each stack it saw (D4), else zeros",
+     {"onehot": True}),
 ]
 LAYOUT: dict[str, Piece] = build_layout(_SPEC)
 OBS_SIZE: int = layout_size(LAYOUT)
 _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
+
+
+_SCALES = scale_vector(LAYOUT)
+_EXACT = exact_vector(LAYOUT)
+
+
+def decode(obs: np.ndarray) -> dict[str, Any]:
+    """A structured, unscaled view of an observation vector: piece name -> value (one-hot
+    pieces as their label or index, labelled pieces as dicts, the rest as counts). Bots read
+    observations through this, never through the scales above."""
+    return _decode(LAYOUT, obs, _SCALES, _EXACT)
 
 
 def view(obs: np.ndarray, name: str) -> np.ndarray:
