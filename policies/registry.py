@@ -72,6 +72,18 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
 }
 
 
+# The rule-based bots of each game's zoo, by game (named as training.evaluate names games):
+# the panel (python -m training.evaluate --panel) plays a candidate against each of them.
+ZOO: dict[str, tuple[str, ...]] = {"dragonstones": (), "drachenschatten": ()}
+
+
+def zoo(game: str) -> list[str]:
+    """The ``load_policy`` names of ``game``'s zoo bots."""
+    if game not in ZOO:
+        raise PolicyError(f"unknown game {game!r}; games with a zoo: {', '.join(ZOO)}")
+    return list(ZOO[game])
+
+
 def shipped() -> list[str]:
     """Names of the checkpoints shipped in ``policies/`` (folders with a card)."""
     return sorted(p.name for p in HERE.iterdir() if (p / CARD_FILE).is_file())
