@@ -16,9 +16,16 @@ the conservative ``mu - 3 sigma`` the table is sorted by). In ``--out`` it write
 ``results.md``, ``games.csv``, ``games.json``, ``summary.json`` and ``ratings.png`` (and
 ``training_curve.png`` from ``<run-dir>/eval.csv`` with ``--run-dir``).
 
+``--panel CANDIDATE`` plays one candidate against each opponent of the game's panel (its zoo
+bots, its heuristic, ``random``, any ``--baseline``) in every mix of k candidates against n-k
+opponents, and reports the per-seat win rate's ratio to parity per mix, the worst of them (the
+robustness figure) and all-copies tables (game length, unwon auctions, truncation); see
+:func:`panel` (``panel.md``, ``panel.csv``, ``panel.json``, ``panel_<n>p.png``).
+
 From Python::
 
-    from training.evaluate import evaluate, format_table
+    from training.evaluate import evaluate, format_table, panel, robustness
+    print(robustness(panel("champion", ["heuristic", "random"], players=[4], games=40)))
     summary = evaluate(["heuristic", "random"], players=4, games=200, lineup=["heuristic"] + ["random"] * 3)
     print(format_table(summary))
 """
