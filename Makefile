@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test test-rllib lint bench train clean
+.PHONY: test test-rllib lint bench train panel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ train: $(STAMP)
 		--run-dir runs/default
 	$(PY) -m training.evaluate --policies policies/default random --players 4 --games $(EVAL_GAMES) \
 		--workers 2 --lineup policies/default,random,random,random --out runs/default/eval-random
+
+# The panel of one candidate (any policy spec): `make panel CANDIDATE=champion [PANEL_GAMES=1000]`.
+CANDIDATE ?= champion
+PANEL_GAMES ?= 200
+panel: $(STAMP)
+	$(PY) -m training.evaluate --panel $(CANDIDATE) --players 3 4 6 --games $(PANEL_GAMES) --workers 2
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .hypothesis

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -19,6 +19,7 @@ class GameResult:
     winners: tuple[int, ...]  # seats that won (empty when truncated)
     truncated: bool
     steps: int
+    extra: dict[str, Any] = field(default_factory=dict)  # what play_game's ``inspect`` read from the game
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -28,11 +29,18 @@ class GameResult:
             "winners": list(self.winners),
             "truncated": self.truncated,
             "steps": self.steps,
+            **self.extra,
         }
 
 
-def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Sequence[str], seed: int) -> GameResult:
-    """One game: ``policies[i]`` plays seat ``i`` (agent ``player_i``)."""
+def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Sequence[str], seed: int,
+              inspect: Callable[[Any], dict[str, Any]] | None = None) -> GameResult:
+    """One game: ``policies[i]`` plays seat ``i`` (agent ``player_i``).
+
+    ``inspect``, if given, is called with the finished game's engine (``env.unwrapped.game``)
+    and its dict is kept as ``GameResult.extra``: figures such as game length in turns live in
+    the engine, which is gone once this returns.
+    """
     e = make_env()
     e.reset(seed=seed)
     totals = dict.fromkeys(e.possible_agents, 0.0)
@@ -49,7 +57,8 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     raw = e.unwrapped
     winners = _winners(raw)
     truncated = not winners and bool(getattr(raw.game, "truncated", False))
-    return GameResult(seed, tuple(names), rewards, winners, truncated, steps)
+    extra = {} if inspect is None else dict(inspect(raw.game))
+    return GameResult(seed, tuple(names), rewards, winners, truncated, steps, extra)
 
 
 def _winners(raw: Any) -> tuple[int, ...]:

@@ -85,14 +85,15 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
 }
 
 
-# The rule-based bots of each game that the evaluation panel and the training league seat.
+# The rule-based bots of each game's zoo, by game (named as training.evaluate names games):
+# the panel (python -m training.evaluate --panel) plays a candidate against each of them.
 ZOO: dict[str, tuple[str, ...]] = {"dragonstones": (), "drachenschatten": ()}
 
 
 def zoo(game: str) -> list[str]:
-    """The names of ``game``'s zoo bots (``"dragonstones"`` or ``"drachenschatten"``)."""
+    """The ``load_policy`` names of ``game``'s zoo bots."""
     if game not in ZOO:
-        raise PolicyError(f"unknown game {game!r}; games: {sorted(ZOO)}")
+        raise PolicyError(f"unknown game {game!r}; games with a zoo: {', '.join(ZOO)}")
     return list(ZOO[game])
 
 

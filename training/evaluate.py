@@ -16,9 +16,16 @@ the conservative ``mu - 3 sigma`` the table is sorted by). In ``--out`` it write
 ``results.md``, ``games.csv``, ``games.json``, ``summary.json`` and ``ratings.png`` (and
 ``training_curve.png`` from ``<run-dir>/eval.csv`` with ``--run-dir``).
 
+``--panel CANDIDATE`` plays one candidate against each opponent of the game's panel (its zoo
+bots, its heuristic, ``random``, any ``--baseline``) in every mix of k candidates against n-k
+opponents, and reports the per-seat win rate's ratio to parity per mix, the worst of them (the
+robustness figure) and all-copies tables (game length, unwon auctions, truncation); see
+:func:`panel` (``panel.md``, ``panel.csv``, ``panel.json``, ``panel_<n>p.png``).
+
 From Python::
 
-    from training.evaluate import evaluate, format_table
+    from training.evaluate import evaluate, format_table, panel, robustness
+    print(robustness(panel("champion", ["heuristic", "random"], players=[4], games=40)))
     summary = evaluate(["heuristic", "random"], players=4, games=200, lineup=["heuristic"] + ["random"] * 3)
     print(format_table(summary))
 """
@@ -28,10 +35,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import multiprocessing as mp
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,9 +49,49 @@ import numpy as np
 
 from dragonstones_env.arena import GameResult, play_game, wilson_interval
 from dragonstones_env.core import same_game
+from policies import PolicyError, load_policy, zoo
 
-GAMES = ("dragonstones", "drachenschatten")
 CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
+PANEL_GAMES = 200  # games per panel mix by default: enough to spot a weakness, not to claim one (use >= 1000)
+
+
+# ---------------------------------------------------------------------------- per-game facts
+def _fist_figures(game: Any) -> dict[str, Any]:
+    # An auction settles with one "outcome" event; winner None when passed, cursed or tied.
+    outcomes = [ev for ev in game.record if ev.get("type") == "outcome"]
+    return {"turns": game.turn, "auctions": len(outcomes), "unwon": sum(ev["winner"] is None for ev in outcomes)}
+
+
+def _ds_figures(game: Any) -> dict[str, Any]:
+    return {"turns": game.turn}
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """What evaluation needs to know about one game. This table is the one place that tells games apart."""
+
+    env_id: str  # the single-agent Gym id (training configs, the exploiter)
+    heuristic: str  # the spec of the game's hand-written bot, always on the panel
+    figures: Callable[[Any], dict[str, Any]]  # read from a finished game's engine: turns, auctions, unwon
+    stall: str  # what the stalling figure is here, or why there is none
+
+
+GAME_FACTS: dict[str, GameFacts] = {
+    "dragonstones": GameFacts(
+        "Dragonstones-v0", "heuristic", _fist_figures,
+        "share of auctions nobody wins (passed, cursed, or tied with no tie-break winner)"),
+    "drachenschatten": GameFacts(
+        "DrachenSchatten-v0", "ds-heuristic", _ds_figures,
+        "n/a: DrachenSchatten has no auctions and cannot stall by passing (every turn must turn over a card "
+        "of a finite deck); only object chains drag a game out, and the truncation rate counts those"),
+}
+GAMES = tuple(GAME_FACTS)
+
+
+def game_facts(game: str) -> GameFacts:
+    if game not in GAME_FACTS:
+        raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    return GAME_FACTS[game]
 
 
 class EvaluationError(ValueError):
@@ -113,7 +162,9 @@ class _Player:
 
     def __init__(self, game: str, players: int, seed: int, deterministic: bool,
                  preloaded: dict[str, Any] | None = None):
-        self.make_env = env_factory(game, players)
+        self.game = game
+        self.make_env = {players: env_factory(game, players)}  # per table size (a panel plays several)
+        self.figures = game_facts(game).figures
         self.seed = seed
         self.deterministic = deterministic
         self.cache: dict[str, list[Any]] = {spec: [p] for spec, p in (preloaded or {}).items()}
@@ -143,7 +194,11 @@ class _Player:
         for seat, spec in enumerate(seats):
             copy = copies[spec] = copies.get(spec, -1) + 1
             policies.append(self._policy(spec, copy, policy_seed(self.seed, game_index, seat)))
-        result: GameResult = play_game(self.make_env, policies, list(seats), self.seed + game_index)
+        n = len(seats)
+        if n not in self.make_env:
+            self.make_env[n] = env_factory(self.game, n)
+        result: GameResult = play_game(self.make_env[n], policies, list(seats), self.seed + game_index,
+                                       inspect=self.figures)
         return {"game": game_index, **result.to_dict()}
 
     def play_chunk(self, chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, Any]]:
@@ -163,8 +218,51 @@ def _worker_chunk(chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, 
     return _WORKER.play_chunk(chunk)
 
 
+def _worker_table_chunk(task: tuple[int, Sequence[tuple[int, Sequence[str]]]]) -> tuple[int, list[dict[str, Any]]]:
+    table, chunk = task
+    return table, _worker_chunk(chunk)
+
+
 def _context() -> mp.context.BaseContext:
     return mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+
+
+def preload(specs: Sequence[str], game: str, deterministic: bool) -> dict[str, Any]:
+    """Each spec loaded once, so that a bad one fails before any game (and one process reuses them)."""
+    preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
+    for spec, policy in preloaded.items():
+        plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
+        if plays is not None and not same_game(plays, game):
+            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}")
+    return preloaded
+
+
+def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]], game: str, players: int, seed: int,
+               deterministic: bool, preloaded: dict[str, Any], workers: int, progress: bool,
+               desc: str) -> dict[int, list[dict[str, Any]]]:
+    """Play ``(table, [(game_index, seats), ...])`` tasks in this process or in ``workers`` processes.
+
+    Returns each table's game records in game order: the order tasks finish in never shows.
+    """
+    from tqdm import tqdm
+
+    out: dict[int, list[dict[str, Any]]] = {table: [] for table, _ in tasks}
+    total = sum(len(chunk) for _, chunk in tasks)
+    with tqdm(total=total, desc=desc, unit="game", disable=not progress, file=sys.stderr) as bar:
+        if workers == 1:
+            player = _Player(game, players, seed, deterministic, preloaded)
+            for table, chunk in tasks:
+                out[table].extend(player.play_chunk(chunk))
+                bar.update(len(chunk))
+        else:
+            with _context().Pool(min(workers, len(tasks)), _worker_init,
+                                 (game, players, seed, deterministic)) as pool:
+                for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
+                    out[table].extend(done)
+                    bar.update(len(done))
+    for records in out.values():
+        records.sort(key=lambda rec: rec["game"])
+    return out
 
 
 # ---------------------------------------------------------------------------- statistics
@@ -256,36 +354,13 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     if run_dir is not None and not (Path(run_dir) / "eval.csv").is_file():
         raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
 
-    # Load each spec once here, so a bad one fails before any game (and workers=1 reuses them).
-    from policies import load_policy
-
-    preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
-    for spec, policy in preloaded.items():
-        plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
-        if plays is not None and not same_game(plays, game):
-            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}")
-
+    preloaded = preload(specs, game, deterministic)
     seats = lineups(specs, players, games, seed, lineup)
-    tasks = [list(enumerate(seats))[i : i + CHUNK] for i in range(0, games, CHUNK)]
-    records: list[dict[str, Any]] = []
+    tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
     start = time.perf_counter()
-    from tqdm import tqdm
-
-    with tqdm(total=games, desc=f"{game} x{players}", unit="game", disable=not progress, file=sys.stderr) as bar:
-        if workers == 1:
-            player = _Player(game, players, seed, deterministic, preloaded)
-            for chunk in tasks:
-                records.extend(player.play_chunk(chunk))
-                bar.update(len(chunk))
-        else:
-            del preloaded
-            with _context().Pool(min(workers, len(tasks)), _worker_init,
-                                 (game, players, seed, deterministic)) as pool:
-                for done in pool.imap_unordered(_worker_chunk, tasks):
-                    records.extend(done)
-                    bar.update(len(done))
+    records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
+                         f"{game} x{players}")[0]
     seconds = time.perf_counter() - start
-    records.sort(key=lambda rec: rec["game"])
 
     summary = {
         "game": game,
@@ -305,6 +380,199 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     if out is not None:
         write_outputs(summary, out, run_dir)
     return summary
+
+
+# ---------------------------------------------------------------------------- the panel
+def panel_opponents(game: str, baselines: Sequence[str] = ()) -> list[str]:
+    """The panel's opponents: ``game``'s zoo bots, its heuristic, ``random``, then ``baselines`` (no repeats)."""
+    facts = game_facts(game)
+    return list(dict.fromkeys([*zoo(game), facts.heuristic, "random", *map(str, baselines)]))
+
+
+def mix_seats(candidate: str, opponent: str, players: int, k: int,
+              games: int) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
+    """Per game: the spec at each seat and the candidate's seats, for ``k`` candidates against ``players - k``
+    copies of ``opponent``. Game ``g`` rotates the line-up by ``g``, so every ``players`` consecutive games
+    seat the candidate ``k`` times at each seat position."""
+    base = [candidate] * k + [opponent] * (players - k)
+    out = []
+    for g in range(games):
+        order = [(i + g) % players for i in range(players)]
+        out.append((tuple(base[j] for j in order), tuple(i for i, j in enumerate(order) if j < k)))
+    return out
+
+
+def panel_games(games: int, players: int) -> int:
+    """Games per mix at a table of ``players``: ``games`` rounded up to a multiple of ``players`` (whole rotations)."""
+    return -(-games // players) * players
+
+
+def _table_figures(records: Sequence[dict[str, Any]], z: float = 1.96) -> dict[str, Any]:
+    """Length, stalling and truncation of a set of games."""
+    n = len(records)
+    turns = np.array([rec["turns"] for rec in records], float)
+    truncated = sum(bool(rec["truncated"]) for rec in records)
+    std = float(turns.std(ddof=1)) if n > 1 else 0.0
+    auctions = sum(rec.get("auctions", 0) for rec in records)
+    unwon = sum(rec.get("unwon", 0) for rec in records)
+    has_auctions = all("auctions" in rec for rec in records)
+    low, high = wilson_interval(truncated, n)
+    return {
+        "games": n,
+        "mean_turns": float(turns.mean()),
+        "std_turns": std,
+        "turns_ci": [float(turns.mean() - z * std / math.sqrt(n)), float(turns.mean() + z * std / math.sqrt(n))],
+        "auctions": auctions if has_auctions else None,
+        "unwon_auctions": unwon if has_auctions else None,
+        "unwon_share": (unwon / auctions if auctions else 0.0) if has_auctions else None,
+        "truncated": truncated,
+        "truncation_rate": truncated / n,
+        "truncation_ci": [low, high],
+    }
+
+
+def mix_result(records: Sequence[dict[str, Any]], seats: Sequence[tuple[int, ...]], players: int,
+               k: int) -> dict[str, Any]:
+    """The candidate's per-seat win rate in one mix, its ratio to parity, and 95% Wilson intervals.
+
+    A game won by several seats counts ``1/winners`` to each. The interval is taken over games
+    (the candidate's share of each game's win), then divided by ``k``: the ``k`` seats of one
+    game are not independent trials (at most one of them wins), so counting ``games * k``
+    trials would make the interval too narrow.
+    """
+    wins = 0.0
+    for rec, mine in zip(records, seats, strict=True):
+        winners = rec["winners"]
+        wins += sum(1.0 / len(winners) for seat in winners if seat in mine)
+    games = len(records)
+    low, high = wilson_interval(wins, games)
+    rate = wins / (games * k)
+    return {
+        "wins": wins,
+        "seat_games": games * k,
+        "win_rate": rate,
+        "ci_low": low / k,
+        "ci_high": high / k,
+        "parity": 1 / players,
+        "ratio": rate * players,
+        "ratio_low": low / k * players,
+        "ratio_high": high / k * players,
+    }
+
+
+def robustness(panel_result: dict[str, Any]) -> float:
+    """The panel's robustness figure: the worst per-seat win rate ratio to parity over all its mixes."""
+    return worst_mix(panel_result)["ratio"]
+
+
+def worst_mix(panel_result: dict[str, Any]) -> dict[str, Any]:
+    """The mix row with the lowest ratio to parity (the first such, in the panel's order)."""
+    mixes = panel_result.get("mixes") or []
+    if not mixes:
+        raise EvaluationError("this panel result has no mixes")
+    return min(mixes, key=lambda row: row["ratio"])
+
+
+def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int], games: int, workers: int,
+                 game: str, ks: Sequence[int] | None) -> None:
+    game_facts(game)
+    low, high = player_range(game)
+    if not players:
+        raise EvaluationError("no table size given (players)")
+    for n in players:
+        if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
+            raise EvaluationError(f"{game} is played by {low} to {high} players, got a table of {n!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise EvaluationError(f"games must be a positive int, got {games!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise EvaluationError(f"workers must be a positive int, got {workers!r}")
+    if not candidate:
+        raise EvaluationError("no candidate spec given")
+    if not opponents:
+        raise EvaluationError("the panel has no opponents")
+    for k in ks or ():
+        bad = [n for n in players if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n - 1]
+        if bad:
+            raise EvaluationError(
+                f"k={k!r} is impossible at a {bad[0]}-player table: the candidate takes k = 1..{bad[0] - 1} seats "
+                f"(k copies of the candidate against {bad[0]} - k copies of an opponent)")
+
+
+def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int], games: int = PANEL_GAMES,
+          workers: int = 1, seed: int = 0, *, game: str = "dragonstones", ks: Sequence[int] | None = None,
+          deterministic: bool = False, progress: bool = False, out: str | Path | None = None) -> dict[str, Any]:
+    """Play ``candidate`` against each opponent in every mix, and the all-copies tables; summarize.
+
+    For each table size ``n`` in ``players`` and each opponent, a mix seats ``k`` copies of the
+    candidate against ``n - k`` copies of the opponent, for every ``k`` in ``ks`` (default
+    ``1 .. n-1``), over ``games`` games rounded up to a multiple of ``n`` (the line-up rotates
+    one seat per game, so every seat position is covered equally). Game ``g`` of every table
+    uses the same deal (seed ``seed + g``), so tables differ by their policies, not their luck;
+    results depend on ``seed`` only, never on ``workers``.
+
+    Returns a dict: the settings; ``"mixes"`` (per mix: ``players, opponent, k, games`` and the
+    candidate's ``wins, seat_games, win_rate, ci_low, ci_high, parity, ratio, ratio_low,
+    ratio_high``, plus the game figures below); ``"tables"`` (the all-copies tables of the
+    candidate and of each opponent: ``mean_turns, std_turns, turns_ci, unwon_share`` (None
+    where the game has no auctions), ``truncation_rate, truncation_ci``); ``"robustness"`` (the
+    worst mix: its ratio, table size, opponent and k). With ``out``, also writes the report
+    files (see :func:`write_panel`). Cheap enough to call from a training callback with a few
+    dozen games; raises :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
+    """
+    candidate = str(candidate)
+    opponents = list(dict.fromkeys(str(o) for o in opponents))
+    sizes = [players] if isinstance(players, int) and not isinstance(players, bool) else list(players)
+    _check_panel(candidate, opponents, sizes, games, workers, game, ks)
+    sizes = sorted(set(sizes))
+    preloaded = preload([candidate, *opponents], game, deterministic)
+
+    # Every table: (n, opponent, k); k = n is the candidate's all-copies table, k = 0 an opponent's.
+    tables: list[tuple[int, str | None, int]] = []
+    for n in sizes:
+        mix_ks = sorted(set(ks)) if ks else list(range(1, n))
+        tables += [(n, opp, k) for opp in opponents for k in mix_ks]
+        tables += [(n, None, n)] + [(n, opp, 0) for opp in opponents]
+    seatings = [mix_seats(candidate, opp or candidate, n, k, panel_games(games, n)) for n, opp, k in tables]
+    tasks = [(t, [(g, s[0]) for g, s in enumerate(seating)][i : i + CHUNK])
+             for t, seating in enumerate(seatings) for i in range(0, len(seating), CHUNK)]
+    start = time.perf_counter()
+    played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
+                        f"panel {Path(candidate).name}")
+    seconds = time.perf_counter() - start
+
+    mixes, copies = [], []
+    for t, (n, opp, k) in enumerate(tables):
+        records = played[t]
+        row: dict[str, Any] = {"players": n, "opponent": opp, "k": k}
+        if 0 < k < n:
+            row |= {"games": len(records), **mix_result(records, [s[1] for s in seatings[t]], n, k)}
+            row |= {key: v for key, v in _table_figures(records).items() if key != "games"}
+            mixes.append(row)
+        else:
+            row["policy"] = candidate if k == n else opp
+            row["role"] = "candidate" if k == n else "opponent"
+            row |= _table_figures(records)
+            copies.append(row)
+    result = {
+        "candidate": candidate,
+        "game": game,
+        "players": sizes,
+        "games": games,
+        "ks": None if ks is None else sorted(set(ks)),
+        "seed": seed,
+        "workers": workers,
+        "deterministic": deterministic,
+        "opponents": opponents,
+        "stall_signal": game_facts(game).stall,
+        "seconds": seconds,
+        "mixes": mixes,
+        "tables": copies,
+    }
+    worst = worst_mix(result)
+    result["robustness"] = {key: worst[key] for key in ("ratio", "ratio_low", "ratio_high", "players", "opponent", "k")}
+    if out is not None:
+        write_panel(result, out)
+    return result
 
 
 # ---------------------------------------------------------------------------- reporting
@@ -404,20 +672,135 @@ def read_eval_csv(path: str | Path) -> list[dict[str, float]]:
     return rows
 
 
-def plot_training_curve(rows: Sequence[dict[str, float]], path: str | Path) -> None:
-    """The training run's win rate against the heuristic over timesteps, with its 95% band."""
+def plot_training_curve(rows: Sequence[dict[str, float]], path: str | Path, ylabel: str = "win rate vs heuristic",
+                        title: str = "training curve", parity: float | None = None) -> None:
+    """A run's win rate over timesteps, with its 95% band (and a parity line if given)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     if rows:
         t = [r["timesteps"] for r in rows]
         ax.plot(t, [r["win_rate"] for r in rows], "o-", label="win rate")
         ax.fill_between(t, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], alpha=0.25, label="95% CI")
+    if parity is not None:
+        ax.axhline(parity, color="grey", linestyle="--", label=f"parity {parity:.3f}")
+    if rows or parity is not None:
         ax.legend(loc="lower right")
     ax.set_xlabel("timesteps")
-    ax.set_ylabel("win rate vs heuristic")
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
-    ax.set_title("training curve")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- panel reports
+def _fmt(x: float | None, spec: str = ".3f") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def format_panel(result: dict[str, Any]) -> str:
+    """The panel as Markdown: the robustness figure, one mix table per table size, the all-copies tables."""
+    worst = result["robustness"]
+    lines = [
+        f"# Panel: {result['candidate']} ({result['game']})",
+        "",
+        f"Opponents: {', '.join(result['opponents'])}; tables of {', '.join(map(str, result['players']))}; "
+        f"{result['games']} games per mix (rounded up to whole seat rotations), seed {result['seed']}, "
+        f"{result['seconds']:.1f} s.",
+        f"At {result['games']} games a mix the intervals are wide: claims need at least 1000.",
+        "",
+        f"**Robustness: {worst['ratio']:.3f}** [{worst['ratio_low']:.3f}, {worst['ratio_high']:.3f}], the worst "
+        f"per-seat win rate ratio to parity, at {worst['k']} {result['candidate']} vs "
+        f"{worst['players'] - worst['k']} {worst['opponent']} ({worst['players']} players).",
+        "",
+        "Per-seat win rate: the candidate's wins / (games × k), a shared win counting 1/winners; parity is 1/n. "
+        "Intervals: 95% Wilson over games.",
+    ]
+    for n in result["players"]:
+        lines += [
+            "",
+            f"## {n} players (parity {1 / n:.3f})",
+            "",
+            "| opponent | k | games | per-seat win rate | 95% CI | ratio to parity | 95% CI | mean turns | truncated |",
+            "|:--|--:|--:|--:|:--:|--:|:--:|--:|--:|",
+        ]
+        for row in (r for r in result["mixes"] if r["players"] == n):
+            lines.append(
+                f"| {row['opponent']} | {row['k']} | {row['games']} | {row['win_rate']:.3f} "
+                f"| [{row['ci_low']:.3f}, {row['ci_high']:.3f}] | {row['ratio']:.2f} "
+                f"| [{row['ratio_low']:.2f}, {row['ratio_high']:.2f}] | {row['mean_turns']:.1f} "
+                f"| {row['truncation_rate']:.3f} |")
+        lines += [
+            "",
+            f"All-copies tables ({n} copies of one policy):",
+            "",
+            "| policy | games | mean turns ± std | 95% CI of mean | unwon auctions | truncation rate | 95% CI |",
+            "|:--|--:|--:|:--:|--:|--:|:--:|",
+        ]
+        for row in (r for r in result["tables"] if r["players"] == n):
+            name = f"{row['policy']} (candidate)" if row["role"] == "candidate" else row["policy"]
+            lines.append(
+                f"| {name} | {row['games']} | {row['mean_turns']:.1f} ± {row['std_turns']:.1f} "
+                f"| [{row['turns_ci'][0]:.1f}, {row['turns_ci'][1]:.1f}] | {_fmt(row['unwon_share'])} "
+                f"| {row['truncation_rate']:.3f} | [{row['truncation_ci'][0]:.3f}, {row['truncation_ci'][1]:.3f}] |")
+    lines += ["", f"Unwon auctions: {result['stall_signal']}."]
+    return "\n".join(lines)
+
+
+PANEL_CSV = ("kind", "players", "opponent", "policy", "k", "games", "wins", "win_rate", "ci_low", "ci_high",
+             "parity", "ratio", "ratio_low", "ratio_high", "mean_turns", "std_turns", "unwon_share",
+             "truncated", "truncation_rate")
+
+
+def write_panel(result: dict[str, Any], out: str | Path) -> list[Path]:
+    """Write ``panel.md``, ``panel.csv`` (one row per mix, then per all-copies table), ``panel.json`` and
+    ``panel_<n>p.png`` per table size to ``out``; returns the paths written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "panel.md", out / "panel.csv", out / "panel.json"]
+    paths[0].write_text(format_panel(result) + "\n")
+    with paths[1].open("w", newline="") as f:
+        w = csv.DictWriter(f, PANEL_CSV, extrasaction="ignore")
+        w.writeheader()
+        for row in result["mixes"]:
+            w.writerow({"kind": "mix", "policy": result["candidate"], **row})
+        for row in result["tables"]:
+            w.writerow({"kind": "all-copies", **row, "opponent": ""})
+    paths[2].write_text(json.dumps(result, indent=2) + "\n")
+    for n in result["players"]:
+        paths.append(out / f"panel_{n}p.png")
+        plot_panel(result, n, paths[-1])
+    return paths
+
+
+def plot_panel(result: dict[str, Any], players: int, path: str | Path) -> None:
+    """Heat map of one table size: rows opponents, columns k, colour and text the ratio to parity."""
+    from matplotlib.colors import TwoSlopeNorm
+
+    plt = _pyplot()
+    rows = [r for r in result["mixes"] if r["players"] == players]
+    opponents = list(dict.fromkeys(r["opponent"] for r in rows))
+    ks = sorted({r["k"] for r in rows})
+    grid = np.full((len(opponents), len(ks)), np.nan)
+    for r in rows:
+        grid[opponents.index(r["opponent"]), ks.index(r["k"])] = r["ratio"]
+    fig, ax = plt.subplots(figsize=(2.2 + 1.5 * len(ks), 1.4 + 0.7 * len(opponents)))
+    # Diverging around parity (ratio 1): red below, blue above.
+    norm = TwoSlopeNorm(vmin=0.0, vcenter=1.0, vmax=max(2.0, float(np.nanmax(grid))))
+    image = ax.imshow(grid, cmap="RdBu", norm=norm, aspect="auto")
+    for r in rows:
+        i, j = opponents.index(r["opponent"]), ks.index(r["k"])
+        shade = float(norm(r["ratio"]))
+        ax.text(j, i, f"{r['ratio']:.2f}\n[{r['ratio_low']:.2f}, {r['ratio_high']:.2f}]", ha="center",
+                va="center", fontsize=8, color="white" if shade < 0.2 or shade > 0.8 else "black")
+    ax.set_xticks(range(len(ks)), [f"k={k}" for k in ks])
+    ax.set_yticks(range(len(opponents)), [o if len(o) <= 24 else "…" + o[-23:] for o in opponents])
+    ax.set_xlabel(f"copies of the candidate (against {players} - k of the opponent)")
+    fig.colorbar(image, ax=ax, label="per-seat win rate / parity")
+    ax.set_title(f"{Path(result['candidate']).name}, {players} players, {rows[0]['games'] if rows else 0} games a mix",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -428,13 +811,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m training.evaluate",
         description="Play policies against each other (seats rotated) and report win rates with 95% intervals "
-                    "and OpenSkill ratings.",
+                    "and OpenSkill ratings; or, with --panel, play one candidate against every opponent in "
+                    "every mix and report its robustness.",
     )
     p.add_argument("--policies", nargs="+", default=[], metavar="SPEC",
                    help="policy specs: random, heuristic, ds-heuristic, a shipped name or a checkpoint folder; "
                         "repeat a spec to seat it several times")
-    p.add_argument("--players", type=int, default=4, help="seats at the table (default: 4)")
-    p.add_argument("--games", type=int, default=1000, help="games to play (default: 1000)")
+    p.add_argument("--panel", default=None, metavar="CANDIDATE",
+                   help="the panel: CANDIDATE (any policy spec) against the game's zoo bots, its heuristic, "
+                        "random and any --baseline, k copies against n-k for every k and table size")
+    p.add_argument("--baseline", nargs="+", action="extend", default=[], metavar="SPEC",
+                   help="with --panel: more opponents (checkpoints, shipped names)")
+    p.add_argument("--k", nargs="+", type=int, default=None, metavar="K",
+                   help="with --panel: only these candidate counts (default: every k = 1..n-1)")
+    p.add_argument("--players", nargs="+", type=int, default=[4],
+                   help="seats at the table (default: 4); --panel takes several sizes, e.g. 3 4 6")
+    p.add_argument("--games", type=int, default=None,
+                   help=f"games to play (default: 1000); with --panel, games per mix (default: {PANEL_GAMES}; "
+                        "claims need at least 1000)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
     p.add_argument("--seed", type=int, default=0, help="base seed; game g uses seed+g (default: 0)")
     p.add_argument("--lineup", default=None, metavar="SPEC,SPEC,...",
@@ -443,12 +837,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=GAMES, default="dragonstones", help="which game (default: dragonstones)")
     p.add_argument("--out", default=None,
                    help="folder for results.md, games.csv, games.json, summary.json and ratings.png "
-                        "(default: runs/eval-<policies>)")
+                        "(default: runs/eval-<policies>); with --panel for panel.md, panel.csv, panel.json "
+                        "and panel_<n>p.png (default: runs/panel-<candidate>)")
     p.add_argument("--run-dir", default=None,
                    help="a training run folder: plot its eval.csv into training_curve.png")
     p.add_argument("--deterministic", action="store_true",
                    help="checkpoints take their most likely action instead of sampling")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", "--quiet", action="store_true",
+                   help="no progress bar (there is none either when stderr is not a terminal)")
     return p
 
 
@@ -458,23 +854,46 @@ def default_out(specs: Sequence[str]) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from policies import PolicyError
-
     parser = build_parser()
     args = parser.parse_args(argv)
+    progress = not args.no_progress and sys.stderr.isatty()
+    if args.panel is not None:
+        return panel_main(parser, args, progress)
+    if args.baseline or args.k:
+        parser.error("--baseline and --k go with --panel")
     lineup = None if args.lineup is None else [s.strip() for s in args.lineup.split(",") if s.strip()]
     if not args.policies and not lineup:
-        parser.error("give --policies (and/or --lineup)")
+        parser.error("give --policies (and/or --lineup), or --panel CANDIDATE")
+    if len(args.players) != 1:
+        parser.error(f"--players takes one table size here (several go with --panel), got {args.players}")
+    games = 1000 if args.games is None else args.games
     out = Path(args.out) if args.out else default_out(args.policies or lineup)
     try:
-        summary = evaluate(args.policies, args.players, args.games, workers=args.workers, seed=args.seed,
+        summary = evaluate(args.policies, args.players[0], games, workers=args.workers, seed=args.seed,
                            lineup=lineup, game=args.game, deterministic=args.deterministic, out=out,
-                           run_dir=args.run_dir, progress=not args.no_progress)
+                           run_dir=args.run_dir, progress=progress)
     except (EvaluationError, PolicyError) as err:
         parser.error(str(err))
     print(format_table(summary))
     print(f"\n{summary['games']} games in {summary['seconds']:.1f} s with {args.workers} worker(s); "
           f"results in {out}/")
+    return 0
+
+
+def panel_main(parser: argparse.ArgumentParser, args: argparse.Namespace, progress: bool) -> int:
+    if args.policies or args.lineup or args.run_dir:
+        parser.error("--panel plays its own line-ups: drop --policies, --lineup and --run-dir")
+    out = Path(args.out) if args.out else Path("runs") / f"panel-{Path(args.panel).name}"
+    try:
+        opponents = panel_opponents(args.game, args.baseline)
+        result = panel(args.panel, opponents, args.players, PANEL_GAMES if args.games is None else args.games,
+                       args.workers, args.seed, game=args.game, ks=args.k, deterministic=args.deterministic,
+                       progress=progress, out=out)
+    except (EvaluationError, PolicyError) as err:
+        parser.error(str(err))
+    print(format_panel(result))
+    print(f"\n{sum(r['games'] for r in result['mixes'] + result['tables'])} games in {result['seconds']:.1f} s "
+          f"with {args.workers} worker(s); results in {out}/")
     return 0
 
 
