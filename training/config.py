@@ -124,6 +124,12 @@ class EvalConfig:
     games: int = 60  # games per periodic evaluation
     players: int = 4
     final_games: int = 400  # games of the final evaluation (against heuristic, then random)
+    # The robustness figure (training/evaluate.py's panel: the worst per-seat win-rate ratio to
+    # parity over every mix of k learners against players - k copies of each zoo bot, the
+    # heuristic and random). A rough figure during training, a finer one at the end.
+    panel_every: int = 0  # timesteps between panels during training (0: none)
+    panel_games: int = 12  # games per mix of those panels
+    final_panel_games: int = 60  # games per mix of the panel at the end (0: none); in the card and printed
 
 
 @dataclass
@@ -280,6 +286,10 @@ def validate_eval(e: EvalConfig, players: range) -> None:
     need(e.games <= LIMITS["eval.games"] and e.final_games <= LIMITS["eval.games"], "eval.games",
          f"games and final_games must be at most {LIMITS['eval.games']}")
     need(e.players in players, "eval.players", f"must be {players.start}..{players.stop - 1}")
+    need(e.panel_every >= 0 and e.panel_games >= 1 and e.final_panel_games >= 0, "eval",
+         "panel_every >= 0, panel_games >= 1, final_panel_games >= 0")
+    need(e.panel_games <= LIMITS["eval.games"] and e.final_panel_games <= LIMITS["eval.games"], "eval.panel_games",
+         f"panel_games and final_panel_games must be at most {LIMITS['eval.games']}")
 
 
 def validate(cfg: Config) -> Config:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config, ConfigError, load_config
+from .evaluate import panel, panel_opponents, robustness, worst_mix
 
 
 def git_commit() -> str | None:
@@ -190,7 +191,16 @@ def main(argv: list[str] | None = None) -> int:
         raise
     eval_csv = run_dir / "eval.csv"
     if not eval_csv.exists():
-        eval_csv.write_text("timesteps,win_rate,ci_low,ci_high\n")
+        eval_csv.write_text("timesteps,win_rate,ci_low,ci_high,robustness\n")
+
+    def run_panel(folder: Path, games: int, seed: int) -> dict[str, Any]:
+        """The robustness panel of the policy in ``folder`` at the evaluation table size."""
+        result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
+                       seed=seed, game=cfg.game)
+        worst = worst_mix(result)
+        return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
+                "games_per_mix": games, "players": cfg.eval.players,
+                "mixes": [{k: row[k] for k in ("opponent", "k", "win_rate", "ratio")} for row in result["mixes"]]}
 
     latest_dir = run_dir / "latest"
 
@@ -213,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
             self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
             self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
             self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+            every = cfg.eval.panel_every
+            self.next_panel = (t // every + 1) * every if every else None
             self.started = time.time()
 
         def _on_step(self) -> bool:
@@ -233,8 +245,16 @@ def main(argv: list[str] | None = None) -> int:
                 result = evaluate_model(self.model, cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
                 low, high = result["ci95"]
                 self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
+                rob = ""
+                if self.next_panel is not None and t >= self.next_panel:
+                    self.next_panel += cfg.eval.panel_every
+                    refresh_latest(t)  # the panel plays the weights of now
+                    p = run_panel(latest_dir / f"step-{t:09d}", cfg.eval.panel_games, seed=20_000 + t)
+                    self.logger.record("eval/robustness", p["robustness"])
+                    result["panel"] = p
+                    rob = f"{p['robustness']:.4f}"
                 with eval_csv.open("a") as f:
-                    f.write(f"{t},{result['rate']:.4f},{low:.4f},{high:.4f}\n")
+                    f.write(f"{t},{result['rate']:.4f},{low:.4f},{high:.4f},{rob}\n")
                 state["evaluations"].append({"timesteps": t, **result})
             if t >= self.next_ckpt:
                 self.next_ckpt += cfg.checkpoint_every
@@ -269,6 +289,15 @@ def main(argv: list[str] | None = None) -> int:
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
+    if cfg.eval.final_panel_games:
+        t = int(model.num_timesteps)
+        refresh_latest(t)
+        p = run_panel(latest_dir / f"step-{t:09d}", cfg.eval.final_panel_games, seed=cfg.seed + 2)
+        final["panel"] = p
+        w = p["worst_mix"]
+        print(f"robustness: {p['robustness']:.3f} (worst per-seat win rate / parity over every mix at "
+              f"{cfg.eval.players} players, {p['games_per_mix']} games a mix; worst: {w['k']} learner(s) vs "
+              f"{cfg.eval.players - w['k']} {w['opponent']})")
     card = {
         "steps": int(model.num_timesteps),
         "wall_time_s": round(state["wall_time"], 1),
