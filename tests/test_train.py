@@ -22,7 +22,7 @@ TINY = {
     "checkpoint_every": 512,
     "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
     "league": {"mix": {"snapshot": 0.5, "random": 0.5}, "snapshot_every": 512},
-    "eval": {"every": 512, "games": 3, "final_games": 3},
+    "eval": {"every": 512, "games": 3, "final_games": 3, "final_panel_games": 0},
 }
 
 
@@ -33,8 +33,10 @@ def write_config(tmp_path, **changes):
     return path
 
 
-def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path):
-    assert train(["--config", str(write_config(tmp_path, run_name="tiny"))]) == 0
+def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path, capsys):
+    watched = {"every": 512, "games": 3, "final_games": 3, "panel_every": 1024, "panel_games": 1,
+               "final_panel_games": 1}
+    assert train(["--config", str(write_config(tmp_path, run_name="tiny", eval=watched))]) == 0
     out = tmp_path / "policies" / "tiny"
     card = json.loads((out / "card.json").read_text())
     assert card["algorithm"] == "MaskablePPO" and card["steps"] >= 1024
@@ -43,7 +45,14 @@ def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path):
     assert "machine" in card and "git_commit" in card and card["wall_time_s"] > 0
     runs = tmp_path / "runs" / "tiny"
     assert len(list((runs / "snapshots").iterdir())) == 2  # at 512 and 1024 steps
-    assert (runs / "eval.csv").read_text().count("\n") == 3  # header + 2 evaluations
+    rows = (runs / "eval.csv").read_text().splitlines()
+    assert rows[0].endswith(",robustness") and len(rows) == 3  # header + 2 evaluations
+    assert rows[1].endswith(",") and float(rows[2].split(",")[-1]) >= 0  # the panel ran at 1024 steps only
+    panel = card["evaluation"]["panel"]
+    assert panel["robustness"] == min(m["ratio"] for m in panel["mixes"])
+    assert {m["opponent"] for m in panel["mixes"]} >= {"heuristic", "random"}
+    assert f"robustness: {panel['robustness']:.3f}" in capsys.readouterr().out
+    assert (runs / "latest.json").is_file()  # the league's `latest` seats follow the learner
     policy = load_policy(str(out), seed=0)
     result = play_game(lambda: env(num_players=4), [policy, RandomPolicy(1), RandomPolicy(2), RandomPolicy(3)],
                        ["tiny", "r", "r", "r"], seed=0)
