@@ -103,7 +103,8 @@ class PPO:
 
 @dataclass
 class LeagueConfig:
-    """Who sits at the learner's table (training/league.py says what each kind is and why)."""
+    """Who sits at the learner's table (training/league.py says what each kind is and why). The
+    same section for training/train.py and training/train_rllib.py."""
 
     # Weights of each kind of opponent: latest (the learner's current weights), snapshot (past
     # versions, drawn by PFSP), zoo (the game's rule-based bots, the heuristic included),
@@ -112,7 +113,9 @@ class LeagueConfig:
                                                            "random": 0.1})
     table: float = 0.5  # share of episodes whose other seats are all of one kind (all copies of the learner...)
     pfsp_power: float = 2.0  # a snapshot's weight: (1 - the learner's win rate against it) ** pfsp_power
-    latest_every: int = 10_000  # timesteps between refreshes of the `latest` seats' weights
+    # timesteps between refreshes of the `latest` seats' weights (SB3; in RLlib those seats are
+    # the learning policy itself, always current)
+    latest_every: int = 10_000
     pool: list[str] = field(default_factory=list)  # extra policy specs, drawn with weight mix["pool"]
     snapshot_every: int = 50_000  # timesteps between frozen snapshots joining the league
     max_snapshots: int = 8  # the newest are kept
@@ -254,13 +257,12 @@ def validate_run(cfg: RunConfig) -> None:
     need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
 
 
-def validate_league(league: Any, kinds: tuple[str, ...]) -> None:
-    """Check a league section: ``mix`` weights over ``kinds``, ``pool``, snapshots (and the
-    self-play keys where the section has them)."""
-    if hasattr(league, "table"):
-        need(0.0 <= league.table <= 1.0, "league.table", "must be a share in 0..1")
-        need(0.0 <= league.pfsp_power <= 20.0, "league.pfsp_power", "must be in 0..20")
-        need(league.latest_every > 0, "league.latest_every", "must be > 0")
+def validate_league(league: LeagueConfig, kinds: tuple[str, ...]) -> None:
+    """Check a league section (both trainers'): ``mix`` weights over ``kinds``, ``table``, PFSP,
+    ``pool``, snapshots."""
+    need(0.0 <= league.table <= 1.0, "league.table", "must be a share in 0..1")
+    need(0.0 <= league.pfsp_power <= 20.0, "league.pfsp_power", "must be in 0..20")
+    need(league.latest_every > 0, "league.latest_every", "must be > 0")
     need(set(league.mix) <= set(kinds), "league.mix", f"kinds are {list(kinds)}")
     need(all(w >= 0 for w in league.mix.values()) and sum(league.mix.values()) > 0, "league.mix",
          "weights must be >= 0 with a positive sum")

@@ -1,11 +1,13 @@
-"""The training league: who sits at the learner's table, episode by episode.
+"""The training league: who sits at the learner's table, episode by episode (both trainers).
 
 A learner that meets mostly bots learns to exploit them, not to play the game (the v0
 champion beat three heuristic bots and lost 98% of its games as one of three copies of
 itself). So the league seats the learner mostly against *itself*:
 
-* ``latest``: the learner's current weights, refreshed every ``league.latest_every`` steps
-  (the training loop writes them; workers pick them up at their next episode);
+* ``latest``: the learner's current weights. SB3 (``training/train.py``) refreshes them every
+  ``league.latest_every`` steps (workers pick them up at their next episode); in RLlib's
+  multi-agent env (``training/rllib_env.py``) a ``latest`` seat is one more seat of the
+  learning policy itself, which RLlib trains on too;
 * ``snapshot``: frozen past versions, drawn by *prioritised fictitious self-play* (PFSP,
   as in AlphaStar's league): a snapshot's weight is ``(1 - p)^pfsp_power`` where ``p`` is the
   learner's win rate when that snapshot sat at its table, so the versions it beats least
@@ -18,20 +20,32 @@ itself). So the league seats the learner mostly against *itself*:
 Each episode, with probability ``table`` all other seats come from one kind (all copies of
 the latest learner, all the same zoo bot: the tables the evaluation panel plays), and
 otherwise each seat draws its kind from ``mix`` on its own. Until the learner's weights
-have been written (the first steps of a run), ``latest`` and ``snapshot`` seats go to the
-zoo.
+exist, ``latest`` and ``snapshot`` seats go to the zoo; until the first snapshot exists,
+``snapshot`` seats go to ``latest``.
+
+Where the learner's own versions come from is the one part that differs between trainers,
+the ``versions`` of a League:
+
+* :class:`FolderVersions` (SB3, the default): checkpoint folders the training loop writes
+  in the run folder, the ``latest.json`` pointer (:func:`publish_latest`) and ``snapshots/``;
+  every worker process on the machine reads them;
+* :class:`PushedVersions` (RLlib): snapshots pushed as weight dicts by the driver to every
+  env runner (``add``), pool checkpoints read by the driver and sent the same way, so remote
+  workers need no shared files; ``latest`` is :data:`LEARNER`, a seat of the learning policy.
 
 A League is picklable: every training worker process gets a copy, loads policies on first
 use, keeps the last few loaded, and keeps its own PFSP statistics from the episodes it
-plays (reported by the Gymnasium env through :meth:`report`).
+plays (reported by the env through :meth:`League.report`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,25 +53,105 @@ import numpy as np
 
 from dragonstones_env.core import same_game
 from policies import load_policy
+from policies.checkpoint import CheckpointPolicy
 
 KINDS = ("latest", "snapshot", "zoo", "heuristic", "random", "pool")
 LATEST_POINTER = "latest.json"  # in the run folder: {"path": folder of the newest weights}
+# The spec of a seat the learning policy plays itself (RLlib): sample_lineup gives None there.
+# Not a path or a built-in name, so load_policy never sees it.
+LEARNER = "<learner>"
+
+
+@dataclass
+class FolderVersions:
+    """The learner's versions as checkpoint folders of the run folder (SB3: worker processes on
+    one machine). ``latest.json`` points at the newest weights; ``snapshots/`` holds the frozen ones."""
+
+    run_dir: str
+
+    @property
+    def snapshot_dir(self) -> Path:
+        return Path(self.run_dir) / "snapshots"
+
+    def latest(self) -> str | None:
+        """The folder of the learner's newest weights, or None before the first are written."""
+        try:
+            return json.loads((Path(self.run_dir) / LATEST_POINTER).read_text())["path"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def snapshots(self) -> list[str]:
+        folder = self.snapshot_dir
+        if not folder.is_dir():
+            return []
+        return sorted(str(p) for p in folder.iterdir() if (p / "card.json").is_file())
+
+    def is_snapshot(self, spec: str) -> bool:
+        return spec.startswith(str(self.snapshot_dir))
+
+    def build(self, spec: str, seed: int) -> Any:
+        return load_policy(spec, seed=seed)
+
+
+@dataclass
+class PushedVersions:
+    """The learner's versions as the RLlib driver pushes them: ``latest`` is the learning policy
+    itself (:data:`LEARNER`), snapshots arrive as ``{"spec", "weights", "activation"}`` dicts
+    (:meth:`add`), and pool checkpoints as the same dicts in ``provided``, so that a remote env
+    runner never reads a file."""
+
+    max_snapshots: int = 8
+    provided: dict[str, dict[str, Any]] = field(default_factory=dict)  # pool spec -> its actor's weights
+    pushed: dict[str, dict[str, Any]] = field(default_factory=dict)  # snapshot spec -> weights, oldest first
+
+    def add(self, snapshot: dict[str, Any]) -> None:
+        """A frozen snapshot joins; beyond ``max_snapshots`` the oldest leave."""
+        self.pushed.pop(snapshot["spec"], None)  # pushed again (a resumed run): it becomes the newest
+        self.pushed[snapshot["spec"]] = snapshot
+        for old in list(self.pushed)[: -self.max_snapshots]:
+            del self.pushed[old]
+
+    def latest(self) -> str:
+        return LEARNER  # the learning policy always exists
+
+    def snapshots(self) -> list[str]:
+        return list(self.pushed)
+
+    def is_snapshot(self, spec: str) -> bool:
+        return spec in self.pushed
+
+    def build(self, spec: str, seed: int) -> Any:
+        item = self.pushed.get(spec) or self.provided.get(spec)
+        if item is None:  # a built-in name: nothing to read
+            return load_policy(spec, seed=seed)
+        return CheckpointPolicy(item["weights"], item.get("activation", "tanh"), spec=spec, card=item.get("card"),
+                                seed=seed)
 
 
 class League:
-    def __init__(self, run_dir: str | Path, mix: dict[str, float], pool: Sequence[str] = (),
+    def __init__(self, run_dir: str | Path | None, mix: dict[str, float], pool: Sequence[str] = (),
                  zoo: Sequence[str] = (), heuristic: str = "heuristic", table: float = 0.0,
-                 pfsp_power: float = 2.0, cache_size: int = 8, game: str | None = None):
+                 pfsp_power: float = 2.0, cache_size: int = 8, game: str | None = None,
+                 versions: FolderVersions | PushedVersions | None = None):
         unknown = set(mix) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown league kind(s) {sorted(unknown)}; kinds are {list(KINDS)}")
-        if any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0:
-            raise ValueError(f"league weights must be >= 0 with a positive sum, got {mix}")
+        weights = list(mix.values())
+        # nan passes every comparison test below, so finiteness is checked first
+        if not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
+            raise ValueError(f"league weights must be finite and >= 0 with a positive sum, got {mix}")
         if mix.get("pool", 0) > 0 and not pool:
             raise ValueError("league weight 'pool' > 0 but the pool lists no policy")
         if not 0.0 <= table <= 1.0:
             raise ValueError(f"league table share must be in 0..1, got {table}")
-        self.run_dir = str(run_dir)
+        if not 0.0 <= pfsp_power < math.inf:
+            raise ValueError(f"league pfsp_power must be finite and >= 0, got {pfsp_power}")
+        if versions is None:
+            if run_dir is None:
+                raise ValueError("a League needs the run folder its learner's versions are written to, or versions")
+            versions = FolderVersions(str(run_dir))
+        self.versions = versions
+        self.run_dir = None if run_dir is None else str(run_dir)
         self.mix = {k: float(mix.get(k, 0.0)) for k in KINDS}
         self.pool = list(pool)
         self.heuristic = heuristic  # the spec of the game's rule-based bot
@@ -76,22 +170,13 @@ class League:
         return state
 
     # ------------------------------------------------------------------ what exists
-    @property
-    def snapshot_dir(self) -> Path:
-        return Path(self.run_dir) / "snapshots"
-
     def snapshots(self) -> list[str]:
-        folder = self.snapshot_dir
-        if not folder.is_dir():
-            return []
-        return sorted(str(p) for p in folder.iterdir() if (p / "card.json").is_file())
+        return self.versions.snapshots()
 
     def latest(self) -> str | None:
-        """The folder of the learner's newest weights, or None before the first are written."""
-        try:
-            return json.loads((Path(self.run_dir) / LATEST_POINTER).read_text())["path"]
-        except (OSError, ValueError, KeyError):
-            return None
+        """The spec of the learner's newest weights (:data:`LEARNER` in RLlib), or None before
+        the first are written."""
+        return self.versions.latest()
 
     def pfsp_weights(self, snapshots: Sequence[str]) -> np.ndarray:
         """PFSP: ``(1 - p)^power`` with ``p`` the learner's win rate against each snapshot
@@ -106,6 +191,7 @@ class League:
 
     # ------------------------------------------------------------------ sampling
     def sample_lineup(self, rng: np.random.Generator, seats: int) -> list[Any]:
+        """One policy per seat (None where the learning policy plays itself, :data:`LEARNER`)."""
         specs = self.sample_specs(rng, seats)
         self._seated = specs
         return [self._load(spec, int(rng.integers(2**31))) for spec in specs]
@@ -146,7 +232,7 @@ class League:
         """Whether the learner won the episode of the last line-up (PFSP statistics)."""
         won = 1.0 if won else 0.0
         for spec in set(self._seated):
-            if spec.startswith(str(self.snapshot_dir)):
+            if self.versions.is_snapshot(spec):
                 stats = self.results.setdefault(spec, [0.0, 0.0])
                 stats[0] += won
                 stats[1] += 1.0
@@ -160,9 +246,11 @@ class League:
         self._cache.clear()
 
     def _load(self, spec: str, seed: int) -> Any:
+        if spec == LEARNER:
+            return None
         policy = self._cache.get(spec)
         if policy is None:
-            policy = load_policy(spec, seed=seed)
+            policy = self.versions.build(spec, seed)
             plays = getattr(policy, "game", None)
             if self.game is not None and plays is not None and not same_game(plays, self.game):
                 raise ValueError(f"league policy {spec!r} plays {plays}, not {self.game}")

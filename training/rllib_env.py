@@ -24,120 +24,60 @@ Box(float32, (NUM_ACTIONS,))}`` (the mask as 0./1. floats): the masking RLModule
 * ``num_players``: an int or a list of table sizes, one drawn per episode;
 * ``env_options``: keyword arguments of the AEC env (``observation_mode``,
   ``reward_shaping``, ``max_turns`` ...);
-* ``league``: ``None`` (pure self-play: the shared policy plays every seat), or a mapping with
-  ``mix`` (weights of ``"self"``, ``"snapshot"``, ``"heuristic"``, ``"random"``, ``"pool"``,
-  drawn per seat and episode; at least one seat is always the learner), ``pool`` (a list of
-  policy specs: built-in names, or ``{"spec", "weights", "activation"}`` mappings of a
-  checkpoint's actor, loaded by the driver so that remote workers need no files) and
-  ``max_snapshots``; ``heuristic`` names the game's rule-based bot;
+* ``league``: ``None`` (pure self-play: the shared policy plays every seat), or the mapping of
+  the config's ``league`` section (:class:`training.config.LeagueConfig`: ``mix``, ``table``,
+  ``pfsp_power``, ``pool``, ``max_snapshots``; other keys are ignored) plus ``weights``: the
+  actors of the pool's checkpoints, ``{spec: {"weights", "activation"}}``, read by the driver
+  so that remote workers need no files;
 * ``seed``: the base seed; each env runner and vector slot offsets it.
 
-Frozen snapshots of the learner reach the env runners with :meth:`add_snapshot` (the
-driver calls it on every env runner's envs, see :mod:`training.train_rllib`), so no shared
-file system is needed on a cluster. Until the first snapshot exists, its weight goes to the
-heuristic, as in :class:`training.league.League`.
+The league is :class:`training.league.League`, the one the SB3 trainer uses, with
+:class:`training.league.PushedVersions` as the source of the learner's versions: one seat
+per game is the learner, the others are drawn by the league, and a ``latest`` seat is one
+more seat of the learning policy (RLlib trains on every learner seat). Frozen snapshots
+reach the env runners with :meth:`add_snapshot` (the driver calls it on every env runner's
+envs, see :mod:`training.train_rllib`), so no shared file system is needed on a cluster. At
+the end of each game the env reports to its league whether a learner seat won: each env
+keeps its own PFSP statistics, as each SB3 worker does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from policies import zoo
+
+from .league import League, PushedVersions
 
 try:  # RLlib is an optional extra: without it this module still imports (for the docs and tests)
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError:  # pragma: no cover - exercised only without ray
     MultiAgentEnv = gym.Env  # type: ignore[misc,assignment]
 
-LEAGUE_KINDS = ("self", "snapshot", "heuristic", "random", "pool")
+# Each game's AEC module (``env``, ``raw_env``), default table size and rule-based bot.
+GAMES: dict[str, dict[str, Any]] = {
+    "dragonstones": {"module": "dragonstones_env.env", "players": 4, "heuristic": "heuristic"},
+    "drachenschatten": {"module": "dragonstones_env.drachenschatten.env", "players": 2, "heuristic": "ds-heuristic"},
+}
 
 
 def _aec_module(game: str) -> Any:
     """The module of a game's AEC env (``env`` and ``raw_env``)."""
-    import importlib
-
-    names = {"dragonstones": "dragonstones_env.env", "drachenschatten": "dragonstones_env.drachenschatten.env"}
-    if game not in names:
-        raise ValueError(f"game must be 'dragonstones' or 'drachenschatten', got {game!r}")
-    return importlib.import_module(names[game])
+    if game not in GAMES:
+        raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
+    return importlib.import_module(GAMES[game]["module"])
 
 
-def _build_policy(item: Any, seed: int) -> Any:
-    """A playing policy from a pool item: a spec for ``load_policy`` or an actor's weights."""
-    if isinstance(item, dict):
-        from policies.checkpoint import CheckpointPolicy
-
-        weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in item["weights"]]
-        return CheckpointPolicy(weights, item.get("activation", "tanh"), spec=item.get("spec", "snapshot"),
-                                card=item.get("card"), seed=seed)
-    from policies import load_policy
-
-    return load_policy(item, seed=seed)
-
-
-class RLlibLeague:
-    """Who sits at the table, per seat and episode: the learner (``"self"``) or a frozen policy."""
-
-    def __init__(self, mix: dict[str, float], pool: Sequence[Any] = (), max_snapshots: int = 8,
-                 heuristic: str = "heuristic"):
-        unknown = set(mix) - set(LEAGUE_KINDS)
-        if unknown:
-            raise ValueError(f"unknown league kind(s) {sorted(unknown)}; kinds are {list(LEAGUE_KINDS)}")
-        if any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0:
-            raise ValueError(f"league weights must be >= 0 with a positive sum, got {mix}")
-        if mix.get("pool", 0) > 0 and not pool:
-            raise ValueError("league weight 'pool' > 0 but the pool lists no policy")
-        self.mix = {k: float(mix.get(k, 0.0)) for k in LEAGUE_KINDS}
-        self.pool = list(pool)
-        self.max_snapshots = max_snapshots
-        self.heuristic = heuristic
-        self.snapshots: list[dict[str, Any]] = []  # newest last
-        self._cache: dict[Any, Any] = {}
-
-    def add_snapshot(self, snapshot: dict[str, Any]) -> None:
-        self.snapshots.append(snapshot)
-        del self.snapshots[: -self.max_snapshots]
-        live = {self._key(s) for s in self.snapshots} | {self._key(p) for p in self.pool}
-        self._cache = {k: v for k, v in self._cache.items() if not isinstance(k, tuple) or k in live}
-
-    @staticmethod
-    def _key(item: Any) -> Any:
-        return ("weights", item.get("spec") or id(item)) if isinstance(item, dict) else item
-
-    def _policy(self, item: Any, rng: np.random.Generator) -> Any:
-        key = self._key(item)
-        policy = self._cache.get(key)
-        if policy is None:
-            policy = self._cache[key] = _build_policy(item, int(rng.integers(2**31)))
-        return policy
-
-    def sample_lineup(self, rng: np.random.Generator, seats: int) -> list[Any]:
-        """One entry per seat: ``None`` for the learner, else a policy with ``act(observation)``."""
-        weights = dict(self.mix)
-        if not self.snapshots:
-            weights["heuristic"] += weights["snapshot"]
-            weights["snapshot"] = 0.0
-        kinds = list(weights)
-        p = np.array([weights[k] for k in kinds], float)
-        p /= p.sum()
-        drawn = [kinds[int(i)] for i in rng.choice(len(kinds), size=seats, p=p)]
-        if "self" not in drawn:
-            drawn[int(rng.integers(seats))] = "self"
-        lineup: list[Any] = []
-        for kind in drawn:
-            if kind == "self":
-                lineup.append(None)
-            elif kind == "snapshot":
-                lineup.append(self._policy(self.snapshots[int(rng.integers(len(self.snapshots)))], rng))
-            elif kind == "pool":
-                lineup.append(self._policy(self.pool[int(rng.integers(len(self.pool)))], rng))
-            elif kind == "heuristic":
-                lineup.append(self._policy(self.heuristic, rng))
-            else:
-                lineup.append(self._policy("random", rng))
-        return lineup
+def make_league(game: str, section: dict[str, Any]) -> League:
+    """The league of one env from the config's ``league`` section (see the module docstring)."""
+    versions = PushedVersions(int(section.get("max_snapshots", 8)), provided=dict(section.get("weights", {})))
+    return League(None, section.get("mix", {"latest": 1.0}), section.get("pool", ()), zoo=zoo(game),
+                  heuristic=GAMES[game]["heuristic"], table=float(section.get("table", 0.0)),
+                  pfsp_power=float(section.get("pfsp_power", 2.0)), versions=versions)
 
 
 class DragonstonesMultiAgentEnv(MultiAgentEnv):
@@ -148,7 +88,7 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         config = dict(config or {})
         self.game_name = config.get("game", "dragonstones")
         module = _aec_module(self.game_name)
-        sizes = config.get("num_players", 4 if self.game_name == "dragonstones" else 2)
+        sizes = config.get("num_players", GAMES[self.game_name]["players"])
         self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
         if not self.sizes:
             raise ValueError("num_players is an empty list")
@@ -156,11 +96,7 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         # the raw env (no order-enforcing wrapper): this class only ever steps the agent to act
         self.aecs = {n: module.raw_env(num_players=n, **options) for n in self.sizes}
         league = config.get("league")
-        self.league = (
-            RLlibLeague(league.get("mix", {"self": 1.0}), league.get("pool", ()), league.get("max_snapshots", 8),
-                        league.get("heuristic", "heuristic" if self.game_name == "dragonstones" else "ds-heuristic"))
-            if league else None
-        )
+        self.league = make_league(self.game_name, league) if league else None
         # each env runner (worker_index) and vector slot (vector_index) gets its own seed stream
         base = int(config.get("seed", 0) or 0)
         worker = int(getattr(config, "worker_index", 0))
@@ -192,7 +128,7 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
     def add_snapshot(self, snapshot: dict[str, Any]) -> None:
         """A frozen copy of the learner joins the league: ``{"spec", "weights", "activation"}``."""
         if self.league is not None:
-            self.league.add_snapshot(snapshot)
+            self.league.versions.add(snapshot)
 
     # ------------------------------------------------------------------ RLlib API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -203,8 +139,10 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         self.aec.reset(seed=int(self._rng.integers(2**62)))
         if self.league is None:
             self.seat_policies = [None] * n
-        else:
-            self.seat_policies = self.league.sample_lineup(self._rng, n)
+        else:  # one seat is the learner's, as in the SB3 env; the league fills the others
+            seat = int(self._rng.integers(n))
+            others = self.league.sample_lineup(self._rng, n - 1)
+            self.seat_policies = [*others[:seat], None, *others[seat:]]
             for policy in self.seat_policies:
                 reset = getattr(policy, "reset", None)
                 if policy is not None and callable(reset):
@@ -234,6 +172,8 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         self._pending = dict.fromkeys(self.agents, 0.0)
         if self._over():
             terminated = any(aec.terminations.values())
+            if self.league is not None:  # PFSP statistics: did one of the learner's seats win?
+                self.league.report(any(self.seat_policies[s] is None for s in aec._winners()))
             done = dict.fromkeys(self._acted, True)
             obs = {a: self._observe(a) for a in self._acted}
             rewards = {a: rewards.get(a, 0.0) for a in self._acted | set(rewards)}

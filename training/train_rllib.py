@@ -21,6 +21,7 @@ export: ``policy.npz`` (the actor's weights, played with numpy only by
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
@@ -36,6 +37,7 @@ from .config import (
     LIMITS,
     ConfigError,
     EvalConfig,
+    LeagueConfig,
     RunConfig,
     build,
     need,
@@ -45,6 +47,7 @@ from .config import (
     validate_net_arch,
     validate_run,
 )
+from .league import KINDS
 from .train import git_commit
 
 MODULE_ID = "shared"  # the one RLModule every seat maps to
@@ -85,28 +88,17 @@ class RLlibPPOConfig:
 
 
 @dataclass
-class RLlibLeagueConfig:
-    # Weights per seat and episode: "self" (the learning policy), "snapshot" (a frozen copy of
-    # it), "heuristic", "random", "pool". {self: 1.0} is pure self-play.
-    mix: dict[str, float] = field(default_factory=lambda: {"self": 1.0})
-    pool: list[str] = field(default_factory=list)  # policy specs (loaded here, sent to the workers)
-    snapshot_every: int = 50_000  # env steps between frozen snapshots joining the league
-    max_snapshots: int = 8
-
-
-@dataclass
 class RLlibConfig(RunConfig):
     run_name: str = "rllib_ppo"
     total_timesteps: int = 200_000  # env steps: decisions of learning seats
     ray: RayConfig = field(default_factory=RayConfig)
     ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
-    league: RLlibLeagueConfig = field(default_factory=RLlibLeagueConfig)
+    # the same section as training/train.py's (training/league.py): one YAML league for both trainers
+    league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 
 def validate(cfg: RLlibConfig) -> RLlibConfig:
-    from .rllib_env import LEAGUE_KINDS
-
     validate_run(cfg)
     r = cfg.ray
     need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
@@ -135,7 +127,7 @@ def validate(cfg: RLlibConfig) -> RLlibConfig:
     need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
     validate_net_arch(p.net_arch, "ppo.net_arch")
     need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
-    validate_league(cfg.league, LEAGUE_KINDS)
+    validate_league(cfg.league, KINDS)
     validate_eval(cfg.eval, cfg.player_range)
     return cfg
 
@@ -151,10 +143,10 @@ def env_config(cfg: RLlibConfig) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if cfg.game == "dragonstones":
         options = {"observation_mode": cfg.observation_mode, "reward_shaping": cfg.reward_shaping}
-    league = None
-    if set(k for k, w in cfg.league.mix.items() if w > 0) != {"self"}:
-        league = {"mix": dict(cfg.league.mix), "pool": [pool_item(s, cfg.env_name) for s in cfg.league.pool],
-                  "max_snapshots": cfg.league.max_snapshots, "heuristic": cfg.heuristic}
+    # the league section as is, and the pool checkpoints' weights: remote workers read no files
+    league = dataclasses.asdict(cfg.league)
+    items = {spec: pool_item(spec, cfg.env_name) for spec in cfg.league.pool}
+    league["weights"] = {spec: item for spec, item in items.items() if isinstance(item, dict)}
     return {"game": cfg.game, "num_players": cfg.num_players, "env_options": options, "league": league,
             "seed": cfg.seed}
 

@@ -32,7 +32,7 @@ TINY = {
     "checkpoint_every": 400,
     "ray": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "sample_timeout_s": 60},
     "ppo": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "net_arch": [32]},
-    "league": {"mix": {"self": 0.6, "snapshot": 0.2, "random": 0.2}, "snapshot_every": 200},
+    "league": {"mix": {"latest": 0.6, "snapshot": 0.2, "random": 0.2}, "table": 0.3, "snapshot_every": 200},
     "eval": {"every": 400, "games": 2, "final_games": 2},
 }
 
@@ -89,7 +89,7 @@ def test_self_play_env_follows_the_multi_agent_protocol(num_players):
 
 def test_drachenschatten_too():
     env = DragonstonesMultiAgentEnv({"game": "drachenschatten", "num_players": [2, 4],
-                                     "league": {"mix": {"self": 0.5, "heuristic": 0.5}}})
+                                     "league": {"mix": {"latest": 0.5, "heuristic": 0.5}}})
     assert env.league.heuristic == "ds-heuristic"
     for totals, terminated in random_games(env, 4):
         assert terminated or not any(totals.values())
@@ -99,7 +99,7 @@ def test_truncation_and_shaping_and_league_seats():
     env = DragonstonesMultiAgentEnv({"num_players": 4, "env_options": {"max_turns": 2, "reward_shaping": 0.1}})
     finals = random_games(env, 3)
     assert not any(terminated for _, terminated in finals)  # two turns: always truncated
-    env = DragonstonesMultiAgentEnv({"num_players": 5, "league": {"mix": {"self": 0.3, "random": 0.4,
+    env = DragonstonesMultiAgentEnv({"num_players": 5, "league": {"mix": {"latest": 0.3, "random": 0.4,
                                                                           "heuristic": 0.3}}})
     learners = []
     for g in range(6):
@@ -110,10 +110,10 @@ def test_truncation_and_shaping_and_league_seats():
     assert all(terminated for _, terminated in random_games(env, 3))
 
 
-def test_snapshots_join_the_league():
-    env = DragonstonesMultiAgentEnv({"num_players": 4, "league": {"mix": {"self": 0.25, "snapshot": 0.75}}})
+def test_snapshots_join_the_league_and_pfsp_counts_each_game():
+    env = DragonstonesMultiAgentEnv({"num_players": 4, "league": {"mix": {"latest": 0.25, "snapshot": 0.75}}})
     env.reset(seed=0)
-    assert all(p is None or type(p).__name__ == "HeuristicPolicy" for p in env.seat_policies)  # none yet
+    assert env.seat_policies == [None] * 4  # no snapshot yet: its seats are the learner's (latest)
     module = MaskedMLPModule(observation_space=env.observation_spaces["player_0"], action_space=env.action_spaces[
         "player_0"], model_config={"hiddens": [8]})
     weights, activation = actor_weights(module)
@@ -123,7 +123,16 @@ def test_snapshots_join_the_league():
         env.reset(seed=g)
         kinds |= {type(p).__name__ for p in env.seat_policies if p is not None}
     assert "CheckpointPolicy" in kinds
-    random_games(env, 2)
+    # each game with the snapshot at the table counts once for PFSP, a win when a learner seat won
+    env.league.results.clear()
+    expected = [0, 0]
+    for g in range(8):
+        ((totals, terminated),) = random_games(env, 1, seed=100 + g)
+        if any(isinstance(p, CheckpointPolicy) for p in env.seat_policies):
+            expected[0] += terminated and max(totals.values()) == pytest.approx(1.0)
+            expected[1] += 1
+    assert expected[1] >= 1
+    assert env.league.results["snap"] == expected
 
 
 # ---------------------------------------------------------------------------- the module and the export
@@ -189,7 +198,11 @@ def test_numpy_actor_reproduces_the_rlmodule_distribution(tmp_path, activation):
 # ---------------------------------------------------------------------------- end to end, on Ray
 def test_config_errors_name_the_key(tmp_path):
     with pytest.raises(ConfigError, match=r"league\.mix"):
-        load_config(None, ["league.mix={self: 1, boss: 1}"])
+        load_config(None, ["league.mix={latest: 1, boss: 1}"])
+    with pytest.raises(ConfigError, match=r"league\.mix"):  # the old RLlib-only kind name
+        load_config(None, ["league.mix={self: 1}"])
+    with pytest.raises(ConfigError, match=r"league\.table"):
+        load_config(None, ["league.table=1.5"])
     with pytest.raises(ConfigError, match=r"ray\.num_env_runners"):
         load_config(None, ["ray.num_env_runners=-1"])
     with pytest.raises(ConfigError, match=r"ppo\.activation"):
@@ -200,7 +213,7 @@ def test_config_errors_name_the_key(tmp_path):
     from pathlib import Path
 
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "rllib_ppo.yaml")
-    assert shipped.ray.num_env_runners >= 1 and shipped.league.mix["self"] > 0
+    assert shipped.ray.num_env_runners >= 1 and shipped.league.mix["latest"] > 0
 
 
 def test_train_export_reload_and_play(tmp_path, ray_local):
@@ -279,7 +292,7 @@ def test_snapshots_reach_every_env_runner(ray_local, tmp_path):
         weights, activation = actor_weights(module)
         push_snapshot(algo, {"spec": "snap", "weights": weights, "activation": activation})
         counts = algo.env_runner_group.foreach_env_runner(
-            lambda r: [len(e.unwrapped.league.snapshots) for e in r.env.envs], local_env_runner=False)
+            lambda r: [len(e.unwrapped.league.snapshots()) for e in r.env.envs], local_env_runner=False)
         assert counts == [[1, 1], [1, 1]]  # 2 env runners x 2 envs each
         result = algo.train()  # sampling with snapshot seats, and one update
         assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 200
