@@ -43,7 +43,7 @@ class _Payload:
 
 
 def _card(folder: Path, **changes) -> None:
-    card = {"algorithm": "MaskablePPO", "env": "dragonstones_v0", "layout": expected_layout("dragonstones_v0"),
+    card = {"algorithm": "MaskablePPO", "env": "dragonstones_v1", "layout": expected_layout("dragonstones_v1"),
             "steps": 1, **changes}
     (folder / "card.json").write_text(json.dumps(card))
 
@@ -116,7 +116,7 @@ def test_model_zip_is_never_unpickled_by_gym_opponents(evil_zip, marker):
 
 
 def test_model_zip_is_never_unpickled_by_a_league_pool(evil_zip, marker, tmp_path):
-    league = League(tmp_path / "snaps", {"pool": 1.0}, pool=[str(evil_zip)], game="dragonstones_v0")
+    league = League(tmp_path / "snaps", {"pool": 1.0}, pool=[str(evil_zip)], game="dragonstones_v1")
     with pytest.raises(PolicyError):
         league.check()
     with pytest.raises(PolicyError):
@@ -189,7 +189,7 @@ def test_bad_weights_are_refused_naming_the_file(tmp_path, changes, message):
 
 def test_a_valid_checkpoint_loads_and_plays_legal_actions(tmp_path):
     policy = load_policy(_checkpoint(tmp_path / "ok"), seed=0)
-    assert isinstance(policy, CheckpointPolicy) and policy.game == "dragonstones_v0"
+    assert isinstance(policy, CheckpointPolicy) and policy.game == "dragonstones_v1"
     e = fist_env(num_players=3)
     e.reset(seed=0)
     for _ in range(30):
@@ -265,7 +265,7 @@ def test_card_schema_is_checked(tmp_path, changes, message):
 
 def test_a_missing_card_key_is_named(tmp_path):
     folder = _checkpoint(tmp_path / "card")
-    (folder / "card.json").write_text(json.dumps({"layout": expected_layout("dragonstones_v0")}))
+    (folder / "card.json").write_text(json.dumps({"layout": expected_layout("dragonstones_v1")}))
     with pytest.raises(PolicyError, match="lacks 'algorithm'"):
         load_policy(folder)
 
@@ -296,10 +296,10 @@ def test_every_policy_refuses_an_all_zero_mask(tmp_path):
 
 # ---------------------------------------------------------------------------- which game a policy plays
 def test_a_policy_of_another_game_is_refused_at_make():
-    with pytest.raises(ValueError, match=r"ds-heuristic.*drachenschatten_v0, not dragonstones_v0"):
+    with pytest.raises(ValueError, match=r"ds-heuristic.*drachenschatten, not dragonstones_v1"):
         dragonstones_gym(num_players=3, opponents="ds-heuristic")
     for spec in ("heuristic", "champion"):
-        with pytest.raises(ValueError, match="plays dragonstones_v0, not drachenschatten_v0"):
+        with pytest.raises(ValueError, match="plays dragonstones(_v1)?, not drachenschatten_v0"):
             drachenschatten_gym(num_players=2, opponents=spec)
     with pytest.raises(ValueError, match="plays"):
         drachenschatten_gym(num_players=3, opponents=["random", "heuristic"])
@@ -310,7 +310,7 @@ def test_a_policy_of_another_game_is_refused_at_make():
 def test_evaluate_and_leagues_refuse_a_policy_of_another_game(tmp_path):
     with pytest.raises(EvaluationError, match=r"heuristic.*plays dragonstones_v0"):
         evaluate(["heuristic", "random"], players=2, games=1, game="drachenschatten", progress=False)
-    league = League(tmp_path, {"pool": 1.0}, pool=["ds-heuristic"], game="dragonstones_v0")
+    league = League(tmp_path, {"pool": 1.0}, pool=["ds-heuristic"], game="dragonstones_v1")
     with pytest.raises(ValueError, match="plays drachenschatten_v0"):
         league.check()
 
