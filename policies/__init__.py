@@ -10,6 +10,8 @@ It may also have ``act_batch(observations, masks) -> np.ndarray`` for speed.
 RandomPolicy(seed=3)
 """
 
-from .registry import Policy, PolicyError, RandomPolicy, available, load_policy
+from .registry import ZOO, Policy, PolicyError, RandomPolicy, available, load_policy, zoo
 
-__all__ = ["Policy", "PolicyError", "RandomPolicy", "available", "load_policy"]
+# Note: ``policies.zoo`` is the function zoo(game) below; the bots' subpackage is imported by its
+# full module path (``from policies.zoo.value import STYLE``), which resolves through sys.modules.
+__all__ = ["ZOO", "Policy", "PolicyError", "RandomPolicy", "available", "load_policy", "zoo"]
