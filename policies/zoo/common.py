@@ -23,6 +23,7 @@ import numpy as np
 
 from dragonstones_env import actions as A
 from dragonstones_env.cards import COLOURS
+from dragonstones_env.env import raw_env
 from dragonstones_env.observation import decode
 from policies.heuristic import PARAMS, HeuristicPolicy, Seat, Table, parse
 
@@ -54,6 +55,8 @@ ScoreFn = Callable[["ZooPolicy", Table, tuple], float]
 
 class ZooPolicy:
     """``act(observation_dict) -> action`` for one style; never a masked action."""
+
+    game = raw_env.metadata["name"]  # the game it plays: seating it at another game's table can be refused
 
     def __init__(self, style: Style, bid: BidFn, choices: dict[str, ScoreFn] | None = None,
                  seed: int | None = None):
