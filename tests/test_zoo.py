@@ -13,6 +13,7 @@ from dragonstones_env.cards import COLOURS
 from dragonstones_env.engine import Game
 from policies import ZOO, available, load_policy, zoo
 from policies.zoo import BOTS
+from tests.support import drain_bank
 from tests.test_heuristic import arrange, ask, observe, play, to_auction
 
 NAMES = ZOO["dragonstones"]
@@ -51,10 +52,12 @@ def test_plays_full_games_with_legal_actions_only(n, mode):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_replays_per_seed(name):
-    def run(seed):
-        return play(4, [load_policy(name, seed=seed + i) for i in range(4)], seed=9)
-
-    assert run(1) == run(1)
+    bots = [load_policy(name, seed=1 + i) for i in range(4)]
+    first = play(4, bots, seed=9)
+    assert play(4, [load_policy(name, seed=1 + i) for i in range(4)], seed=9) == first
+    for i, bot in enumerate(bots):
+        bot.reset(1 + i)
+    assert play(4, bots, seed=9) == first  # reset(seed) replays too
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -91,8 +94,7 @@ def test_value_bids_by_price_a_winning_point_over_a_stone():
 def test_bids_nothing_on_a_useless_character(name):
     g = Game(4, seed=2)
     to_auction(g, "Red Dragon")
-    pl = g.players[3]  # the bank runs out of red: the Red Dragon gives nothing (F4)
-    arrange(g, 3, stones=(pl.stones[0] + g.bank.stones[0], pl.stones[1], pl.stones[2]))
+    drain_bank(g, "red", into=3)  # no red stone left to take: the Red Dragon gives nothing (F4)
     assert option_of(name, g)[1:3] == (0, 0)
 
 

@@ -28,7 +28,7 @@ STYLE = Style(
     curse_from=4.0,  # curses any character that gives an opponent a point (heuristic threat_point)
     common_from=5.0,
 )
-LEADER = 1.0  # weight of the leader's loss in a steal, a robbery or a Troll, against the bot's own gain
+LEADER = 1.0  # weight of the victim's loss in a steal or a Troll, against the bot's own gain
 
 
 def bid(bot: ZooPolicy, t: Table) -> tuple:

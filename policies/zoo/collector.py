@@ -9,7 +9,7 @@ from __future__ import annotations
 from dragonstones_env.cards import COLOURS
 from policies.heuristic import PARAMS, Table
 
-from .common import Style, ZooPolicy, colour_of, pay_score, priced_bid
+from .common import Style, ZooPolicy, colour_of, priced_bid
 
 STONE_CARDS = ("Red Dragon", "Blue Dragon", "Yellow Dragon", "Ancient Dragon", "Two-headed Dragon",
                "Rainbow Dragon", "Merchant")
@@ -51,7 +51,17 @@ def name_colour(bot: ZooPolicy, t: Table, option: tuple) -> float:
     return -t.bank_stones[colour_of(option)]
 
 
+def pay(bot: ZooPolicy, t: Table, option: tuple) -> float:
+    """Pay-or-take (F15): always pay when it can (stones are there to be turned into points),
+    with the payment that leaves the best stones behind."""
+    if option[0] != "pay":
+        return -1.0
+    me = t.me
+    rest = tuple(me.stones[i] - option[1 + i] for i in range(3))
+    return 100.0 + bot.valuer.potential(rest, me.score)
+
+
 def make(seed: int | None = None) -> ZooPolicy:
     choices = {"merchant_buy": buy, "rainbow_continue": rainbow, "rainbow_colour": name_colour,
-               "pay_or_take": pay_score, "apprentice_pair": pay_score}
+               "pay_or_take": pay, "apprentice_pair": pay}
     return ZooPolicy(STYLE, priced_bid, choices, seed=seed)

@@ -240,15 +240,6 @@ def colour_loss(bot: ZooPolicy, seat: Seat, colour: int, k: int | None = None) -
     return bot.valuer.potential(seat.stones, seat.score) - bot.valuer.potential(tuple(st), seat.score)
 
 
-def pay_score(bot: ZooPolicy, t: Table, option: tuple) -> float:
-    """Pay-or-take (F15): always pay when it can (stones are there to be turned into points),
-    with the payment that leaves the best stones behind."""
-    if option[0] != "pay":
-        return -1.0
-    me = t.me
-    rest = tuple(me.stones[i] - option[1 + i] for i in range(3))
-    return 100.0 + bot.valuer.potential(rest, me.score)
-
-
 def colour_of(option: tuple) -> int:
+    """The colour index of a ``("colour", name)`` option (Ancient Dragon, Rainbow Dragon, Troll)."""
     return COLOURS.index(option[1])
