@@ -10,6 +10,6 @@ It may also have ``act_batch(observations, masks) -> np.ndarray`` for speed.
 RandomPolicy(seed=3)
 """
 
-from .registry import Policy, PolicyError, RandomPolicy, available, load_policy, zoo
+from .registry import ZOO, Policy, PolicyError, RandomPolicy, available, load_policy, zoo
 
-__all__ = ["Policy", "PolicyError", "RandomPolicy", "available", "load_policy", "zoo"]
+__all__ = ["ZOO", "Policy", "PolicyError", "RandomPolicy", "available", "load_policy", "zoo"]

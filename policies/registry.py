@@ -13,6 +13,8 @@ import numpy as np
 from dragonstones_env.drachenschatten.env import raw_env as _ds_env
 from dragonstones_env.env import raw_env as _fist_env
 
+from .bots import BOTS as ZOO_BOTS
+
 HERE = Path(__file__).resolve().parent
 CARD_FILE = "card.json"
 MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
@@ -82,18 +84,16 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
     "random": lambda seed: RandomPolicy(seed),
     "heuristic": _heuristic,
     "ds-heuristic": _ds_heuristic,
+    **ZOO_BOTS,
 }
-
-
-# The rule-based bots of each game's zoo, by game (named as training.evaluate names games):
-# the panel (python -m training.evaluate --panel) plays a candidate against each of them.
-ZOO: dict[str, tuple[str, ...]] = {"dragonstones": (), "drachenschatten": ()}
+# The zoo: rule-based bots of distinct styles, by game, for panels that mix them (issue #10).
+ZOO: dict[str, tuple[str, ...]] = {"dragonstones": ("value", "aggressor", "miser", "collector"), "drachenschatten": ()}
 
 
 def zoo(game: str) -> list[str]:
-    """The ``load_policy`` names of ``game``'s zoo bots."""
+    """The names of the zoo bots of ``game`` ("dragonstones" or "drachenschatten"), for ``load_policy``."""
     if game not in ZOO:
-        raise PolicyError(f"unknown game {game!r}; games with a zoo: {', '.join(ZOO)}")
+        raise PolicyError(f"unknown game {game!r}: the zoo has {', '.join(ZOO)}")
     return list(ZOO[game])
 
 
@@ -110,7 +110,7 @@ def available() -> list[str]:
 def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False) -> Policy:
     """A policy from a spec.
 
-    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``), the name
+    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``, a zoo bot), the name
     of a checkpoint shipped in ``policies/`` (see :func:`available`), the path of a
     checkpoint folder (``card.json`` + ``policy.npz``) or of a file in it, or a policy object
     (returned as is). ``seed`` seeds the policy's own sampling. A checkpoint is checked before

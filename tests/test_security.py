@@ -299,7 +299,7 @@ def test_a_policy_of_another_game_is_refused_at_make():
     with pytest.raises(ValueError, match=r"ds-heuristic.*drachenschatten, not dragonstones_v1"):
         dragonstones_gym(num_players=3, opponents="ds-heuristic")
     for spec in ("heuristic", "champion"):
-        with pytest.raises(ValueError, match="plays dragonstones(_v1)?, not drachenschatten_v0"):
+        with pytest.raises(ValueError, match=r"plays dragonstones(_v1)?, not drachenschatten_v0"):
             drachenschatten_gym(num_players=2, opponents=spec)
     with pytest.raises(ValueError, match="plays"):
         drachenschatten_gym(num_players=3, opponents=["random", "heuristic"])
