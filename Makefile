@@ -45,16 +45,14 @@ bench: $(STAMP)
 	$(PY) tools/aec_throughput.py dragonstones_env:env:num_players=3 dragonstones_env:env:num_players=5 \
 		dragonstones_env:env:num_players=6 dragonstones_env:env:num_players=4
 
-# The main job: train with configs/default.yaml (about 10 minutes on 2 cores), then
-# evaluate the result against three heuristic bots and three random bots.
-EVAL_GAMES ?= 300
+# The main job: train with configs/default.yaml (the champion's self-play league at a small
+# budget), then play the panel at 4 players (k copies against 4 - k of each zoo bot, the
+# heuristic and random) and print its robustness figure.
+EVAL_GAMES ?= 48
 train: $(STAMP)
 	$(PY) -m training.train --config configs/default.yaml --overwrite
-	$(PY) -m training.evaluate --policies policies/default heuristic --players 4 --games $(EVAL_GAMES) \
-		--workers 2 --lineup policies/default,heuristic,heuristic,heuristic --out runs/default/eval-heuristic \
-		--run-dir runs/default
-	$(PY) -m training.evaluate --policies policies/default random --players 4 --games $(EVAL_GAMES) \
-		--workers 2 --lineup policies/default,random,random,random --out runs/default/eval-random
+	$(PY) -m training.evaluate --panel policies/default --players 4 --games $(EVAL_GAMES) --workers 2 \
+		--out runs/default/panel
 
 # The panel of one candidate (any policy spec): `make panel CANDIDATE=champion [PANEL_GAMES=1000]`.
 CANDIDATE ?= champion

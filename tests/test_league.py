@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from policies import zoo
 from policies.checkpoint import CheckpointPolicy
 from training.config import ConfigError
 from training.config import load_config as load_sb3_config
@@ -188,7 +189,7 @@ def test_rllib_env_seats_one_learner_and_the_league_fills_the_rest():
     cfg = load_rllib_config(None, ["league.mix={latest: 0.5, random: 0.5}", "league.table=0.0"])
     env = DragonstonesMultiAgentEnv({**env_config(cfg), "num_players": 4})
     assert isinstance(env.league, League) and isinstance(env.league.versions, PushedVersions)
-    assert env.league.zoo == ["heuristic"] and env.league.heuristic == "heuristic"
+    assert env.league.zoo == [*zoo("dragonstones"), "heuristic"] and env.league.heuristic == "heuristic"
     learners = Counter()
     for g in range(200):
         env.reset(seed=g)

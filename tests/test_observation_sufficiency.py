@@ -112,17 +112,17 @@ def _record(seen: dict, game: Game, observer: Observer, mode: str, where: str) -
 @pytest.mark.parametrize("mode", ["recall", "table"])
 def test_equal_observations_never_come_with_different_public_states(mode):
     """Over random games at 3-6 players, every seat at every step: observation -> public state
-    is a function. At each decision the game is also branched on up to three of its options
-    (the branches share the random generator's state, so they differ only by the choice) and
-    each branch is observed at its next decision: a public choice that the observation forgets
-    (the Rainbow Dragon's colour, say) shows up as two equal observations of different states.
-    Bids are small most of the time, so that powers and ties come up often."""
+    is a function. At each decision but most bids, the game is also branched on up to three of
+    its options (the branches share the random generator's state, so they differ only by the
+    choice) and each branch is observed at its next decision: a public choice that the
+    observation forgets (the Rainbow Dragon's colour, say) shows up as two equal observations
+    of different states. Bids are small most of the time, so that powers and ties come up often."""
     seen: dict[bytes, tuple[str, str]] = {}
     rng = np.random.default_rng(7)
     steps = 0
-    for g in range(24):
+    for g in range(16):
         n = 3 + g % 4
-        game = Game(n, seed=1000 + g, max_turns=12)
+        game = Game(n, seed=1000 + g, max_turns=8)
         observer = Observer(mode)
         while not game.over:
             where = f"game {g} ({n} players) turn {game.turn} decision {game.decision}"
@@ -130,13 +130,14 @@ def test_equal_observations_never_come_with_different_public_states(mode):
             options = game.legal_options()
             if game.decision.kind == "bid" and rng.random() < 0.8:  # small bids: more auctions with winners
                 options = [o for o in options if o[1] + o[2] <= 2 and o[3] == 0] or options
-            for i in rng.permutation(len(options))[:3]:
+            branches = 3 if game.decision.kind != "bid" or rng.random() < 0.05 else 0
+            for i in rng.permutation(len(options))[:branches]:
                 branch = copy.deepcopy(game)
                 branch.apply(options[i])
                 _record(seen, branch, Observer(mode), mode, f"{where}, branch {options[i]}")
             game.apply(options[rng.integers(len(options))])
             steps += 1
-    assert steps > 3000 and len(seen) > 3000
+    assert steps > 2000 and len(seen) > 2000
 
 
 def _branch_at(kind: str, seed: int = 0, n: int = 4):

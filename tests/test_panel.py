@@ -133,11 +133,11 @@ def test_command_line_writes_the_panel(tmp_path, capsys):
                  "--out", str(out)]) == 0
     assert "Robustness" in capsys.readouterr().out
     data = json.loads((out / "panel.json").read_text())
-    assert data["opponents"] == ["heuristic", "random"] and {r["k"] for r in data["mixes"]} == {1}
+    assert data["opponents"] == [*zoo("dragonstones"), "heuristic", "random"] and {r["k"] for r in data["mixes"]} == {1}
 
 
 def test_opponents_are_the_zoo_the_heuristic_random_and_baselines(monkeypatch):
-    assert panel_opponents("dragonstones") == ["heuristic", "random"]
+    assert panel_opponents("dragonstones") == [*zoo("dragonstones"), "heuristic", "random"]
     assert panel_opponents("drachenschatten", ["champion", "random"]) == ["ds-heuristic", "random", "champion"]
     monkeypatch.setitem(registry.ZOO, "dragonstones", ("value", "miser"))
     assert panel_opponents("dragonstones", ["heuristic"]) == ["value", "miser", "heuristic", "random"]

@@ -112,7 +112,7 @@ def test_config_error_stops_the_script_before_training(tmp_path, capsys):
 
 def test_default_config_is_valid_and_every_key_is_known():
     cfg = load_config("configs/default.yaml")
-    assert cfg.total_timesteps > 0 and cfg.league.mix["heuristic"] > 0
+    assert cfg.total_timesteps > 0 and cfg.league.mix["latest"] > 0 and cfg.league.mix["zoo"] > 0
 
 
 def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
@@ -129,7 +129,7 @@ def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
 
 def test_time_budget_stops_training_early(tmp_path):
     config = write_config(tmp_path, run_name="budget", n_envs=1, total_timesteps=1_000_000, time_budget_s=0.5,
-                          eval={"every": 10**6, "games": 1, "final_games": 0})
+                          eval={"every": 10**6, "games": 1, "final_games": 0, "final_panel_games": 0})
     assert train(["--config", str(config)]) == 0
     card = json.loads((tmp_path / "policies" / "budget" / "card.json").read_text())
     assert 0 < card["steps"] < 1_000_000

@@ -132,7 +132,7 @@ class EvalConfig:
     # heuristic and random). A rough figure during training, a finer one at the end.
     panel_every: int = 0  # timesteps between panels during training (0: none)
     panel_games: int = 12  # games per mix of those panels
-    final_panel_games: int = 60  # games per mix of the panel at the end (0: none); in the card and printed
+    final_panel_games: int = 0  # games per mix of the panel at the end (0: none); in the card and printed
 
 
 @dataclass
