@@ -500,7 +500,8 @@ def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int
 
 def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int], games: int = PANEL_GAMES,
           workers: int = 1, seed: int = 0, *, game: str = "dragonstones", ks: Sequence[int] | None = None,
-          deterministic: bool = False, progress: bool = False, out: str | Path | None = None) -> dict[str, Any]:
+          deterministic: bool = False, progress: bool = False, out: str | Path | None = None,
+          copies: Sequence[str] | None = None) -> dict[str, Any]:
     """Play ``candidate`` against each opponent in every mix, and the all-copies tables; summarize.
 
     For each table size ``n`` in ``players`` and each opponent, a mix seats ``k`` copies of the
@@ -515,7 +516,9 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     ratio_high``, plus the game figures below); ``"tables"`` (the all-copies tables of the
     candidate and of each opponent: ``mean_turns, std_turns, turns_ci, unwon_share`` (None
     where the game has no auctions), ``truncation_rate, truncation_ci``); ``"robustness"`` (the
-    worst mix: its ratio, table size, opponent and k). With ``out``, also writes the report
+    worst mix: its ratio, table size, opponent and k). ``copies`` names the opponents whose
+    all-copies table is played (default: every one; ``()`` for none: the robustness figure needs
+    none of them, and a training callback saves the time). With ``out``, also writes the report
     files (see :func:`write_panel`). Cheap enough to call from a training callback with a few
     dozen games; raises :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
     """
@@ -531,7 +534,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     for n in sizes:
         mix_ks = sorted(set(ks)) if ks else list(range(1, n))
         tables += [(n, opp, k) for opp in opponents for k in mix_ks]
-        tables += [(n, None, n)] + [(n, opp, 0) for opp in opponents]
+        tables += [(n, None, n)] + [(n, opp, 0) for opp in opponents if copies is None or opp in copies]
     seatings = [mix_seats(candidate, opp or candidate, n, k, panel_games(games, n)) for n, opp, k in tables]
     tasks = [(t, [(g, s[0]) for g, s in enumerate(seating)][i : i + CHUNK])
              for t, seating in enumerate(seatings) for i in range(0, len(seating), CHUNK)]
@@ -540,7 +543,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
                         f"panel {Path(candidate).name}")
     seconds = time.perf_counter() - start
 
-    mixes, copies = [], []
+    mixes, copy_rows = [], []
     for t, (n, opp, k) in enumerate(tables):
         records = played[t]
         row: dict[str, Any] = {"players": n, "opponent": opp, "k": k}
@@ -552,7 +555,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
             row["policy"] = candidate if k == n else opp
             row["role"] = "candidate" if k == n else "opponent"
             row |= _table_figures(records)
-            copies.append(row)
+            copy_rows.append(row)
     result = {
         "candidate": candidate,
         "game": game,
@@ -566,7 +569,8 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
         "stall_signal": game_facts(game).stall,
         "seconds": seconds,
         "mixes": mixes,
-        "tables": copies,
+        "tables": copy_rows,
+        "copies": None if copies is None else list(copies),
     }
     worst = worst_mix(result)
     result["robustness"] = {key: worst[key] for key in ("ratio", "ratio_low", "ratio_high", "players", "opponent", "k")}
@@ -824,6 +828,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --panel: more opponents (checkpoints, shipped names)")
     p.add_argument("--k", nargs="+", type=int, default=None, metavar="K",
                    help="with --panel: only these candidate counts (default: every k = 1..n-1)")
+    p.add_argument("--copies", nargs="*", default=None, metavar="SPEC",
+                   help="with --panel: the opponents whose all-copies table is played (default: every one; "
+                        "give the flag alone for none)")
     p.add_argument("--players", nargs="+", type=int, default=[4],
                    help="seats at the table (default: 4); --panel takes several sizes, e.g. 3 4 6")
     p.add_argument("--games", type=int, default=None,
@@ -888,7 +895,7 @@ def panel_main(parser: argparse.ArgumentParser, args: argparse.Namespace, progre
         opponents = panel_opponents(args.game, args.baseline)
         result = panel(args.panel, opponents, args.players, PANEL_GAMES if args.games is None else args.games,
                        args.workers, args.seed, game=args.game, ks=args.k, deterministic=args.deterministic,
-                       progress=progress, out=out)
+                       progress=progress, out=out, copies=args.copies)
     except (EvaluationError, PolicyError) as err:
         parser.error(str(err))
     print(format_panel(result))

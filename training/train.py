@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     def run_panel(folder: Path, games: int, seed: int) -> dict[str, Any]:
         """The robustness panel of the policy in ``folder`` at the evaluation table size."""
         result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
-                       seed=seed, game=cfg.game)
+                       seed=seed, game=cfg.game, copies=())
         worst = worst_mix(result)
         return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
                 "games_per_mix": games, "players": cfg.eval.players,
