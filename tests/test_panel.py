@@ -57,6 +57,13 @@ def test_panel_plays_every_k_against_every_opponent(runs):
     assert all(r["games"] == r["players"] for r in result["mixes"])  # 3 games rounded up to a whole rotation
 
 
+def test_copies_chooses_the_opponents_all_copies_tables(runs):
+    only_candidate = panel("heuristic", ["random"], [3], games=6, seed=3, copies=())
+    assert [r["role"] for r in only_candidate["tables"]] == ["candidate"]
+    assert only_candidate["mixes"] == runs[0]["mixes"]  # the mixes do not depend on it
+    assert only_candidate["robustness"] == runs[0]["robustness"]
+
+
 def test_win_accounting_on_a_stubbed_table():
     # 3 seats, the candidate in k=2 of them; a shared win counts 1/winners to each winner.
     seats = [(0, 1), (1, 2), (0, 2), (0, 1)]
