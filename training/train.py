@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError, load_config
+from .config import PPO, Config, ConfigError, load_config
 from .evaluate import panel, panel_opponents, robustness, worst_mix
 
 
@@ -70,6 +70,30 @@ def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int
     return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
 
 
+def new_model(MaskablePPO: Any, venv: Any, p: PPO, seed: int, device: str = "cpu",
+              tensorboard_log: str | None = None) -> Any:
+    """A fresh MaskablePPO model with the hyperparameters of ``p`` (every run's and every exploiter's)."""
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        policy_kwargs={"net_arch": list(p.net_arch)},
+        tensorboard_log=tensorboard_log,
+        seed=seed,
+        device=device,
+        verbose=0,
+    )
+
+
 def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ckpt_dir: Path,
            make_vec_env: Any, MaskablePPO: Any) -> tuple[Any, Any, dict[str, Any]]:
     """The environments, the model (new, resumed or fine-tuned) and the run state."""
@@ -88,26 +112,7 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
             model.num_timesteps = 0
             print(f"fine-tuning from {args.finetune}")
             return venv, model, state
-        p = cfg.ppo
-        model = MaskablePPO(
-            "MlpPolicy",
-            venv,
-            learning_rate=p.learning_rate,
-            n_steps=p.n_steps,
-            batch_size=p.batch_size,
-            n_epochs=p.n_epochs,
-            gamma=p.gamma,
-            gae_lambda=p.gae_lambda,
-            clip_range=p.clip_range,
-            ent_coef=p.ent_coef,
-            vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm,
-            policy_kwargs={"net_arch": list(p.net_arch)},
-            tensorboard_log=str(run_dir / "tb"),
-            seed=cfg.seed,
-            device=cfg.device,
-            verbose=0,
-        )
+        model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
         return venv, model, state
     except BaseException:
         venv.close()
