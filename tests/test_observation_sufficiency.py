@@ -244,3 +244,29 @@ def test_decode_inverts_the_encoding_of_every_piece():
     assert d["progress"]["auctions_held"] == len(game.auctions)
     assert d["bid_cards"][: len(game.auctions)] == [a.card for a in game.auctions]
     assert d["seat_present"].sum() == n
+
+
+def test_a_tiebreak_bid_is_observed_as_silver_and_amulet_not_only_its_value():
+    """F14: 2 silver with an amulet and 4 silver alone are both worth 4, but they are different
+    public facts (the amulet is gone); layout v1 shows both parts of a revealed tie-break bid."""
+    rng = np.random.default_rng(4)
+    for seed in range(200):
+        game = Game(3, seed=seed)
+        while not game.over and not any(a.silver for a in game.auctions):
+            options = game.legal_options()
+            if game.decision.kind == "bid":  # equal small bids: ties come up
+                options = [o for o in options if o[1] == 1 and o[2] == 0 and o[3] == 0] or options
+            game.apply(options[rng.integers(len(options))])
+        auction = next((a for a in game.auctions if a.silver), None)
+        if auction is None:
+            continue
+        p, (silver, _) = next(iter(auction.silver.items()))
+        twin = copy.deepcopy(game)
+        twin_auction = twin.auctions[game.auctions.index(auction)]
+        twin_auction.silver[p] = (silver * 2, 0) if silver else (0, 1)  # another bid of the same kind of value
+        slot = game.auctions.index(auction)
+        seen = [decode(Observer().observe(g, p))["bids"] for g in (game, twin)]
+        assert (seen[0]["tiebreak_silver"][slot, 0], seen[0]["tiebreak_amulet"][slot, 0]) == auction.silver[p]
+        assert (seen[1]["tiebreak_silver"][slot, 0], seen[1]["tiebreak_amulet"][slot, 0]) == twin_auction.silver[p]
+        return
+    pytest.fail("no tie-break in 200 games")
