@@ -66,6 +66,9 @@ def test_resume_continues_from_the_checkpoint(tmp_path):
     assert train(["--config", str(config), "--resume", "--set", "total_timesteps=2048"]) == 0
     card = json.loads((tmp_path / "policies" / "again" / "card.json").read_text())
     assert card["steps"] >= 2048
+    # a finished run resumed with no step left writes its result again (nothing to learn)
+    assert train(["--config", str(config), "--resume", "--set", "total_timesteps=1024"]) == 0
+    assert json.loads((tmp_path / "policies" / "again" / "card.json").read_text())["steps"] == card["steps"]
 
 
 def test_drachenschatten_trains_through_the_config(tmp_path):

@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             state["wall_time"] += time.time() - self.started
             self.started = time.time()
             ckpt_dir.mkdir(parents=True, exist_ok=True)
-            self.model.save(ckpt_dir / "model.zip")
+            model.save(ckpt_dir / "model.zip")  # also when no step was left to learn (a finished run resumed)
             (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
 
     callback = LeagueCallback()
