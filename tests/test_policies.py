@@ -10,6 +10,7 @@ import pytest
 
 from dragonstones_env import env
 from dragonstones_env.arena import play_game
+from dragonstones_env.env import LAYOUT_SIGNATURE
 from dragonstones_env.gym_env import dragonstones_gym
 from policies import PolicyError, RandomPolicy, available, load_policy, registry
 from policies.checkpoint import CheckpointPolicy, save_checkpoint
@@ -169,7 +170,11 @@ def test_the_shipped_champion_loads_by_name_and_plays_legal_actions():
     assert "champion" in available()
     champion = load_policy("champion", seed=0)
     assert isinstance(champion, CheckpointPolicy) and champion.card["steps"] > 0
-    assert champion.card["evaluation_1000_games"]["vs_3_heuristic_4p"]["games"] >= 1000
+    assert champion.card["layout"] == LAYOUT_SIGNATURE and champion.game == "dragonstones_v1"
+    # the card carries the panel its README figures come from (tools/champion_card.py)
+    panel = champion.card["evaluation_panel"]["panel_4p_1000_games"]
+    assert panel["games"] >= 1000 and {m["k"] for m in panel["mixes"]} == {1, 3}
+    assert panel["robustness"]["ratio"] == min(m["ratio"] for m in panel["mixes"])
     for n in (3, 6):
         result = play_game(lambda n=n: env(num_players=n), [champion] + [RandomPolicy(i) for i in range(1, n)],
                            ["champion"] + ["random"] * (n - 1), seed=n)
