@@ -713,7 +713,8 @@ def format_panel(result: dict[str, Any]) -> str:
         f"Opponents: {', '.join(result['opponents'])}; tables of {', '.join(map(str, result['players']))}; "
         f"{result['games']} games per mix (rounded up to whole seat rotations), seed {result['seed']}, "
         f"{result['seconds']:.1f} s.",
-        f"At {result['games']} games a mix the intervals are wide: claims need at least 1000.",
+        *([f"At {result['games']} games a mix the intervals are wide: claims need at least 1000."]
+          if result["games"] < 1000 else []),
         "",
         f"**Robustness: {worst['ratio']:.3f}** [{worst['ratio_low']:.3f}, {worst['ratio_high']:.3f}], the worst "
         f"per-seat win rate ratio to parity, at {worst['k']} {result['candidate']} vs "
