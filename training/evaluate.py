@@ -94,6 +94,11 @@ def game_facts(game: str) -> GameFacts:
     return GAME_FACTS[game]
 
 
+def _check_positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise EvaluationError(f"{name} must be a positive int, got {value!r}")
+
+
 class EvaluationError(ValueError):
     """A bad evaluation request (unknown spec, table size, line-up); the message says what to fix."""
 
@@ -332,10 +337,8 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     low, high = player_range(game)
     if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
         raise EvaluationError(f"{game} is played by {low} to {high} players, got players={players!r}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise EvaluationError(f"games must be a positive int, got {games!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise EvaluationError(f"workers must be a positive int, got {workers!r}")
+    _check_positive_int("games", games)
+    _check_positive_int("workers", workers)
     if not specs and lineup:
         specs = list(dict.fromkeys(lineup))
     if not specs:
@@ -482,10 +485,8 @@ def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int
     for n in players:
         if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
             raise EvaluationError(f"{game} is played by {low} to {high} players, got a table of {n!r}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise EvaluationError(f"games must be a positive int, got {games!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise EvaluationError(f"workers must be a positive int, got {workers!r}")
+    _check_positive_int("games", games)
+    _check_positive_int("workers", workers)
     if not candidate:
         raise EvaluationError("no candidate spec given")
     if not opponents:
