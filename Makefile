@@ -38,6 +38,7 @@ test-rllib: $(RLLIB_STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 # Random-play steps/s at 3-6 players beside PettingZoo's connect_four_v3, in one run;
 # the last line is the 4-player ratio.

@@ -3,14 +3,16 @@
 >>> from dragonstones_env import env
 >>> e = env(num_players=4)
 >>> e.reset(seed=0)
+
+The games live in :mod:`dragonstones_env.games` (one package per game, and the registry);
+importing this package registers them, with their Gymnasium ids (``Dragonstones-v0``,
+``DrachenSchatten-v0``). Fist of Dragonstones' ``env``, ``raw_env``, ``Game`` and ``replay`` are
+re-exported here, and ``dragonstones_env.drachenschatten`` is DrachenSchatten's package.
 """
 
+from . import drachenschatten, games
 from .core import ReplayError
-from .engine import Game, replay
-from .env import env, raw_env
-from .gym_env import register as _register
+from .games.fist import Game, env, raw_env, replay
 
-_register()  # gymnasium.make("Dragonstones-v0") / ("DrachenSchatten-v0")
-
-__all__ = ["Game", "ReplayError", "env", "raw_env", "replay"]
+__all__ = ["Game", "ReplayError", "drachenschatten", "env", "games", "raw_env", "replay"]
 __version__ = "0.1.0"

@@ -85,7 +85,8 @@ class TurnBasedEnv(AECEnv):
         raise NotImplementedError
 
     def _winners(self) -> list[int]:
-        raise NotImplementedError
+        """The winning seats: the engine's ``winners`` (the protocol of core.py)."""
+        return list(self.game.winners)
 
     def _card_prefix(self, action: int) -> bool:
         """Whether :meth:`describe_action` names the card of the current decision before the action."""

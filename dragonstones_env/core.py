@@ -9,8 +9,12 @@ A game engine is a plain object with this protocol, modelled on OpenSpiel's `Sta
 * ``is_legal(option)`` -> bool, and ``apply(option)``: applies one legal option and
   advances the game to the next decision. An illegal option raises
   :class:`IllegalOptionError` and leaves the state untouched;
+* ``over``, ``truncated`` and ``winners`` (the winning seats, a list: empty while the game
+  runs or when it is truncated), ``turn``, ``num_players``, ``seed``;
 * ``state_dict()`` -> JSON-serialisable snapshot; ``record`` -> append-only list of JSON
-  events, from which the game's ``replay(record)`` rebuilds the identical state;
+  events, from which the game's ``replay(record)`` rebuilds the identical state; every event
+  names its kind under the engine's ``record_key`` (``"type"`` in Fist of Dragonstones,
+  ``"event"`` in DrachenSchatten: records already written keep their key, so both replay);
 * ``copy.deepcopy(state)`` gives an independent state that continues identically.
 """
 

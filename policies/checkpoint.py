@@ -16,21 +16,32 @@ Checkpoints are exchanged between users, so loading one trusts nothing in it:
   bias the width of its layer) and finite values (no NaN or inf);
 * ``card.json``: at most :data:`MAX_CARD_BYTES` bytes, nested at most :data:`MAX_CARD_DEPTH`
   deep, a JSON object whose ``algorithm``, ``env`` and ``layout`` are strings naming a known
-  game and its current layout (see ``policies/registry.py``).
+  game and its current layout (:func:`read_card`, :func:`expected_layout`).
 
-Every failure is a :class:`~policies.registry.PolicyError` naming the file and the problem.
+This module owns the checkpoint file format; :mod:`policies.registry` loads through it.
+Every failure is a :class:`~policies.base.PolicyError` naming the file and the problem.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .registry import CARD_FILE, MODEL_FILE, POLICY_FILE, PolicyError, expected_layout, game_spaces
+from dragonstones_env import games
+
+from .base import PolicyError
+
+CARD_FILE = "card.json"
+MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
+POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
+# card.json limits: the champion's card is 9 kB and 5 levels deep.
+MAX_CARD_BYTES = 1_000_000
+MAX_CARD_DEPTH = 32
 
 ACTIVATIONS = {
     "tanh": np.tanh,
@@ -231,3 +242,92 @@ def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_na
     card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name), **card}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")
     return folder
+
+
+# ---------------------------------------------------------------------------- the card
+def _games() -> dict[str, type]:
+    """The games a checkpoint may be made for, by the name its card gives (``env``): every
+    registered game's env class (read at each call, so a game registered later counts)."""
+    return {spec.name: spec.raw_env for spec in games.all()}
+
+
+def _game_class(env_name: str) -> type:
+    known = _games()
+    if env_name not in known:
+        raise PolicyError(f"unknown env {env_name!r} (known: {sorted(known)})")
+    return known[env_name]
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest (strings skipped), without parsing it: a
+    parser would recurse that deep first."""
+    brackets = np.frombuffer(_STRING.sub("", text).encode(), np.uint8)
+    step = (np.isin(brackets, (ord("["), ord("{"))).astype(np.int64)
+            - np.isin(brackets, (ord("]"), ord("}"))).astype(np.int64))
+    return int(step.cumsum().max(initial=0))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def read_card(path: Path, spec: str) -> dict[str, Any]:
+    """The checked ``card.json`` of a checkpoint folder (schema: see :mod:`policies.checkpoint`)."""
+    card_path = path / CARD_FILE
+    if not path.is_dir() or not card_path.is_file():
+        raise PolicyError(f"policy {spec!r}: {path} is not a checkpoint folder (it needs {CARD_FILE} and "
+                          f"{POLICY_FILE})")
+    try:
+        size = card_path.stat().st_size
+        if size > MAX_CARD_BYTES:
+            raise PolicyError(f"policy {spec!r}: {card_path} has {size} bytes; at most {MAX_CARD_BYTES} allowed")
+        text = card_path.read_text(encoding="utf-8")
+        if _depth(text) > MAX_CARD_DEPTH:
+            raise PolicyError(f"policy {spec!r}: {card_path} nests deeper than {MAX_CARD_DEPTH} levels")
+        card = json.loads(text, parse_constant=_refuse_constant)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        if isinstance(err, PolicyError):
+            raise
+        raise PolicyError(f"policy {spec!r}: {card_path} is not readable JSON ({err})") from None
+    if not isinstance(card, dict):
+        raise PolicyError(f"policy {spec!r}: {card_path} must hold a JSON object, not {type(card).__name__}")
+    card.setdefault("env", "dragonstones_v0")  # cards older than DrachenSchatten have no env
+    for key in ("algorithm", "layout", "env"):
+        if key not in card:
+            raise PolicyError(f"policy {spec!r}: {card_path} lacks {key!r}")
+        if not isinstance(card[key], str):
+            raise PolicyError(f"policy {spec!r}: {card_path}: {key!r} must be a string, "
+                              f"got {type(card[key]).__name__}")
+    if card["env"] not in _games():
+        raise PolicyError(f"policy {spec!r}: {card_path}: unknown env {card['env']!r} (known: {sorted(_games())})")
+    steps = card.get("steps", 0)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise PolicyError(f"policy {spec!r}: {card_path}: 'steps' must be an int >= 0, got {steps!r}")
+    return card
+
+
+def expected_layout(env_name: str) -> str:
+    """The layout signature of a game's observations and actions, by its env name."""
+    cls = _game_class(env_name)
+    return cls.metadata["layout"]
+
+
+def game_spaces(env_name: str) -> tuple[int, int]:
+    """(observation size, action count) of a game, by its env name."""
+    cls = _game_class(env_name)
+    return cls.OBS_SIZE, cls.NUM_ACTIONS
+
+
+def load_checkpoint(path: Path, spec: str, seed: int | None, deterministic: bool) -> CheckpointPolicy:
+    card = read_card(path, spec)
+    env_name = card["env"]
+    want = expected_layout(env_name)
+    if card["layout"] != want:
+        raise PolicyError(
+            f"policy {spec!r} was made for observation/action layout {card['layout']!r}; "
+            f"this version of {env_name} has {want!r}: retrain it or use a matching package version"
+        )
+    return CheckpointPolicy.load(path, spec, card, seed=seed, deterministic=deterministic)

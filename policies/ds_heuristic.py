@@ -1,7 +1,7 @@
 """A rule-based DrachenSchatten player that acts from the AEC observation dict only.
 
 It never reads the engine: :func:`parse` turns the observation vector back into counts with the
-observation module's names (:data:`~dragonstones_env.drachenschatten.observation.LAYOUT`) and
+observation module's names (:data:`~dragonstones_env.games.drachenschatten.observation.LAYOUT`) and
 scales, and every decision is made from those (rulebook ``seeds/002_868a28ab297ac500.txt``,
 rulings D1-D7 in ``RULINGS.md``).
 
@@ -40,10 +40,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dragonstones_env.drachenschatten import actions as A
-from dragonstones_env.drachenschatten.cards import CARDS, NUM_CARD_TYPES, OBJECT_KINDS, PROTECTS
-from dragonstones_env.drachenschatten.observation import LAYOUT, decode
-from dragonstones_env.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
+from dragonstones_env.games.drachenschatten import actions as A
+from dragonstones_env.games.drachenschatten.cards import CARDS, NUM_CARD_TYPES, OBJECT_KINDS, PROTECTS
+from dragonstones_env.games.drachenschatten.observation import LAYOUT, decode
+from dragonstones_env.games.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
 
 # ---------------------------------------------------------------------------- card data (D1)
 _T = NUM_CARD_TYPES

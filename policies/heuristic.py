@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env import actions as A
-from dragonstones_env.cards import CHARACTER_SLOTS, COLOURS
-from dragonstones_env.engine import START
-from dragonstones_env.observation import CARD_STATUS, decode
+from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist.cards import CHARACTER_SLOTS, COLOURS
+from dragonstones_env.games.fist.engine import START
+from dragonstones_env.games.fist.observation import CARD_STATUS, decode
 
 # ---------------------------------------------------------------------------- parsing
 _FACE_DOWN = CARD_STATUS.index("face_down")

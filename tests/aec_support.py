@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dragonstones_env import drachenschatten
-from dragonstones_env.drachenschatten import actions as ds_actions
+from dragonstones_env.games.drachenschatten import actions as ds_actions
 
 
 def random_step(e, rng: np.random.Generator) -> None:

@@ -12,10 +12,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from dragonstones_env import drachenschatten
-from dragonstones_env.drachenschatten import TYPE_INDEX as T
-from dragonstones_env.drachenschatten import actions as A
-from dragonstones_env.drachenschatten import env as ds_env
-from dragonstones_env.drachenschatten.observation import OBS_HIGH, OBS_SIZE, view
+from dragonstones_env.games.drachenschatten import TYPE_INDEX as T
+from dragonstones_env.games.drachenschatten import actions as A
+from dragonstones_env.games.drachenschatten import env as ds_env
+from dragonstones_env.games.drachenschatten.observation import OBS_HIGH, OBS_SIZE, view
 from tests.aec_support import act_ds, arranged_ds, random_step
 from tests.aec_support import play_until as _play_until
 
@@ -59,7 +59,7 @@ def test_metadata_agents_and_shared_spaces():
     assert e2.action_space("player_0").n == A.NUM_ACTIONS
     assert e2.observation_space("player_0")["observation"].shape == (OBS_SIZE,)
     assert set(e2.observe("player_0")) == {"observation", "action_mask"}
-    card = importlib.import_module("dragonstones_env.drachenschatten.env").__doc__  # the environment card
+    card = importlib.import_module("dragonstones_env.games.drachenschatten.env").__doc__  # the environment card
     assert f"{A.NUM_ACTIONS}" in card and f"{OBS_SIZE}" in card
     spans = sorted((s.start, s.stop) for s in e2.unwrapped.observation_layout().values())
     assert spans[0][0] == 0 and spans[-1][1] == OBS_SIZE

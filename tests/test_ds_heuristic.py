@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from dragonstones_env import drachenschatten
-from dragonstones_env.arena import seat_rotated_match
-from dragonstones_env.drachenschatten import TYPE_INDEX as T
-from dragonstones_env.drachenschatten import actions as A
-from dragonstones_env.drachenschatten.observation import view
+from dragonstones_env.games.drachenschatten import TYPE_INDEX as T
+from dragonstones_env.games.drachenschatten import actions as A
+from dragonstones_env.games.drachenschatten.observation import view
+from play.arena import seat_rotated_match
 from policies import load_policy
 from policies.ds_heuristic import DrachenSchattenHeuristic, parse
 from tests.aec_support import act_ds, arranged_ds

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dragonstones_env.drachenschatten import NUM_CARDS, DrachenSchattenGame, replay
+from dragonstones_env.games.drachenschatten import NUM_CARDS, DrachenSchattenGame, replay
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 PLAYERS = st.integers(min_value=2, max_value=4)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from dragonstones_env.core import Decision, IllegalOptionError
-from dragonstones_env.drachenschatten import (
+from dragonstones_env.games.drachenschatten import (
     CARD_TYPE_OF_ID,
     CARDS,
     DECK_OF_ID,
@@ -17,7 +17,7 @@ from dragonstones_env.drachenschatten import (
     DrachenSchattenGame,
     replay,
 )
-from dragonstones_env.drachenschatten.cards import OBJECT_KINDS
+from dragonstones_env.games.drachenschatten.cards import OBJECT_KINDS
 
 T = TYPE_INDEX
 TORCH1, TORCH2, TORCH3 = T["torch view-1"], T["torch view-2"], T["torch view-3"]

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from dragonstones_env import actions as A
 from dragonstones_env import env, raw_env
-from dragonstones_env.observation import LAYOUT, OBS_SIZE, SEAT_FEATURES, view
+from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist.observation import LAYOUT, OBS_SIZE, SEAT_FEATURES, view
 from tests.aec_support import play_until, random_step
 
 

@@ -132,7 +132,7 @@ def test_bad_requests():
 
 def test_wilson_interval_holds_the_rate_at_the_extremes():
     """0 wins and all wins: rounding must not put a bound on the wrong side (matplotlib refuses it)."""
-    from dragonstones_env.arena import wilson_interval
+    from play.arena import wilson_interval
 
     for games in (1, 7, 300, 900, 2000):
         for wins in (0, games):

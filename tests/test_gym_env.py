@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import dragonstones_env  # noqa: F401  (registers the ids)
-from dragonstones_env import actions as A
-from dragonstones_env.gym_env import dragonstones_gym
+from dragonstones_env.games.fist import actions as A
+from play.single_agent import make as make_gym
 from policies import RandomPolicy
 
 
@@ -36,19 +36,19 @@ def test_registered_and_made_by_id():
 def test_gymnasium_check_env_passes():
     from gymnasium.utils.env_checker import check_env
 
-    check_env(dragonstones_gym(num_players=4), skip_render_check=True)
+    check_env(make_gym("dragonstones", num_players=4), skip_render_check=True)
 
 
 def test_sb3_check_env_passes():
     from stable_baselines3.common.env_checker import check_env
 
-    check_env(dragonstones_gym(num_players=4), warn=True)
+    check_env(make_gym("dragonstones", num_players=4), warn=True)
 
 
 @pytest.mark.parametrize("n", [3, 4, 6])
 def test_episodes_end_with_the_learners_zero_sum_reward(n):
     rng = np.random.default_rng(n)
-    e = dragonstones_gym(num_players=n, opponents="random")
+    e = make_gym("dragonstones", num_players=n, opponents="random")
     for ep in range(5):
         total, _, info = run_episode(e, rng, seed=ep)
         game = e.aec.game
@@ -61,7 +61,7 @@ def test_episodes_end_with_the_learners_zero_sum_reward(n):
 
 
 def test_the_learner_acts_only_on_its_own_decisions():
-    e = dragonstones_gym(num_players=4, seat=2)
+    e = make_gym("dragonstones", num_players=4, seat=2)
     e.reset(seed=1)
     for _ in range(50):
         assert e.aec.game.current_player == 2
@@ -73,58 +73,58 @@ def test_the_learner_acts_only_on_its_own_decisions():
 
 
 def test_seat_is_drawn_per_episode_unless_fixed():
-    e = dragonstones_gym(num_players=4)
+    e = make_gym("dragonstones", num_players=4)
     seats = {e.reset(seed=s)[1]["seat"] for s in range(30)}
     assert seats == {0, 1, 2, 3}
-    fixed = dragonstones_gym(num_players=4, seat=3)
+    fixed = make_gym("dragonstones", num_players=4, seat=3)
     assert {fixed.reset(seed=s)[1]["seat"] for s in range(5)} == {3}
     with pytest.raises(ValueError, match="seat"):
-        dragonstones_gym(num_players=4, seat=4)
+        make_gym("dragonstones", num_players=4, seat=4)
 
 
 def test_same_seed_same_episode():
     def episode():
-        e = dragonstones_gym(num_players=4, opponents="random")
+        e = make_gym("dragonstones", num_players=4, opponents="random")
         return run_episode(e, np.random.default_rng(0), seed=42)
 
     assert episode() == episode()
 
 
 def test_opponent_spec_forms():
-    one = dragonstones_gym(num_players=4, opponents="random")
+    one = make_gym("dragonstones", num_players=4, opponents="random")
     one.reset(seed=0)
     assert sum(p is None for p in one.seat_policies) == 1
     bots = [RandomPolicy(1), RandomPolicy(2), RandomPolicy(3)]
-    per_seat = dragonstones_gym(num_players=4, opponents=bots, seat=0)
+    per_seat = make_gym("dragonstones", num_players=4, opponents=bots, seat=0)
     per_seat.reset(seed=0)
     assert per_seat.seat_policies[1:] == bots
-    pool = dragonstones_gym(num_players=4, opponents=[[bots[0], bots[1]]], seat=0)
+    pool = make_gym("dragonstones", num_players=4, opponents=[[bots[0], bots[1]]], seat=0)
     drawn = set()
     for s in range(20):
         pool.reset(seed=s)
         drawn.update(id(p) for p in pool.seat_policies[1:])
     assert drawn == {id(bots[0]), id(bots[1])}
-    mixed = dragonstones_gym(num_players=3, opponents=["random", [bots[0], bots[2]]], seat=0)
+    mixed = make_gym("dragonstones", num_players=3, opponents=["random", [bots[0], bots[2]]], seat=0)
     mixed.reset(seed=0)
     assert isinstance(mixed.seat_policies[1], RandomPolicy) and mixed.seat_policies[2] in (bots[0], bots[2])
 
 
 def test_bad_opponents_are_named():
     with pytest.raises(ValueError, match="3 other seats"):
-        dragonstones_gym(num_players=4, opponents=["random", "random"])
+        make_gym("dragonstones", num_players=4, opponents=["random", "random"])
     with pytest.raises(ValueError, match="empty"):
-        dragonstones_gym(num_players=4, opponents=[])
+        make_gym("dragonstones", num_players=4, opponents=[])
     # issue #14: an unknown spec stops make(), not the first reset()
     with pytest.raises(ValueError, match="no-such-bot"):
-        dragonstones_gym(num_players=4, opponents="no-such-bot")
+        make_gym("dragonstones", num_players=4, opponents="no-such-bot")
 
 
 def test_illegal_action_penalized_by_default_and_raised_on_request():
-    e = dragonstones_gym(num_players=4, seat=0)
+    e = make_gym("dragonstones", num_players=4, seat=0)
     e.reset(seed=0)
     _, reward, term, _, info = e.step(A.FAMILY["yes"].start)
     assert term and reward == -1.0 and "illegal_action" in info
-    strict = dragonstones_gym(num_players=4, seat=0, illegal_action="raise")
+    strict = make_gym("dragonstones", num_players=4, seat=0, illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(ValueError, match="player_0"):
         strict.step(A.FAMILY["yes"].start)
@@ -148,7 +148,7 @@ def test_maskable_ppo_trains_on_it():
 
 
 def test_table_size_drawn_per_episode_from_a_list():
-    e = dragonstones_gym(num_players=[3, 6], opponents="random")
+    e = make_gym("dragonstones", num_players=[3, 6], opponents="random")
     sizes = set()
     for s in range(20):
         _, info = e.reset(seed=s)
@@ -167,7 +167,7 @@ def test_a_lineup_sampler_is_asked_every_episode():
             Sampler.calls += 1
             return [RandomPolicy(i) for i in range(seats)]
 
-    e = dragonstones_gym(num_players=[3, 4], opponents=Sampler())
+    e = make_gym("dragonstones", num_players=[3, 4], opponents=Sampler())
     for s in range(5):
         e.reset(seed=s)
         assert sum(p is None for p in e.seat_policies) == 1

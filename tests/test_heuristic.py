@@ -7,12 +7,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from dragonstones_env import actions as A
 from dragonstones_env import env
-from dragonstones_env.arena import seat_rotated_match
-from dragonstones_env.cards import COLOURS
-from dragonstones_env.engine import Game
-from dragonstones_env.observation import Observer
+from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.fist.observation import Observer
+from play.arena import seat_rotated_match
 from policies import load_policy
 from policies.heuristic import HeuristicPolicy, parse
 

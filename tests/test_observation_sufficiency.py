@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env
-from dragonstones_env.cards import COLOURS
-from dragonstones_env.engine import Game
-from dragonstones_env.observation import Observer, decode
+from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.fist.observation import Observer, decode
 from tests.aec_support import play_until, random_step
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections import Counter
 
@@ -11,7 +12,9 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("tqdm")
 
-from policies import PolicyError, registry, zoo
+from dragonstones_env import games
+from dragonstones_env import registry as game_registry
+from policies import PolicyError, zoo
 from training.evaluate import (
     EvaluationError,
     main,
@@ -146,7 +149,9 @@ def test_command_line_writes_the_panel(tmp_path, capsys):
 def test_opponents_are_the_zoo_the_heuristic_random_and_baselines(monkeypatch):
     assert panel_opponents("dragonstones") == [*zoo("dragonstones"), "heuristic", "random"]
     assert panel_opponents("drachenschatten", ["champion", "random"]) == ["ds-heuristic", "random", "champion"]
-    monkeypatch.setitem(registry.ZOO, "dragonstones", ("value", "miser"))
+    # a game's zoo is its GameSpec's (the registry's one place); patch a copy of the spec in
+    spec = dataclasses.replace(games.get("dragonstones"), zoo=("value", "miser"))
+    monkeypatch.setitem(game_registry._GAMES, "dragonstones", spec)
     assert panel_opponents("dragonstones", ["heuristic"]) == ["value", "miser", "heuristic", "random"]
     with pytest.raises(PolicyError, match=r"unknown game 'chess'.*dragonstones"):
         zoo("chess")

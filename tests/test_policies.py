@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env
-from dragonstones_env.arena import play_game
-from dragonstones_env.env import LAYOUT_SIGNATURE
-from dragonstones_env.gym_env import dragonstones_gym
+from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
+from play.arena import play_game
+from play.single_agent import make as make_gym
 from policies import PolicyError, RandomPolicy, available, load_policy, registry
 from policies.checkpoint import CheckpointPolicy, save_checkpoint
 
@@ -23,7 +23,7 @@ def checkpoint(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    model = MaskablePPO("MlpPolicy", dragonstones_gym(num_players=3), n_steps=128, batch_size=64, n_epochs=1,
+    model = MaskablePPO("MlpPolicy", make_gym("dragonstones", num_players=3), n_steps=128, batch_size=64, n_epochs=1,
                         seed=0, device="cpu")
     model.learn(256)
     folder = tmp_path_factory.mktemp("ckpt") / "tiny"
@@ -85,7 +85,7 @@ def test_checkpoint_round_trip_plays_as_an_opponent(checkpoint):
     result = play_game(lambda: env(num_players=3), [policy, RandomPolicy(1), RandomPolicy(2)], ["ckpt", "r1", "r2"],
                        seed=3)
     assert result.winners or result.truncated
-    gym_env = dragonstones_gym(num_players=3, opponents=str(checkpoint), seat=0)
+    gym_env = make_gym("dragonstones", num_players=3, opponents=str(checkpoint), seat=0)
     gym_env.reset(seed=0)
     gym_env.step(int(np.flatnonzero(gym_env.action_masks())[0]))
 

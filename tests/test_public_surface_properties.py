@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dragonstones_env import ReplayError, raw_env, replay
-from dragonstones_env.drachenschatten import raw_env as ds_raw_env
-from dragonstones_env.gym_env import dragonstones_gym
+from dragonstones_env.games.drachenschatten import raw_env as ds_raw_env
+from play.single_agent import make as make_gym
 from policies import PolicyError, load_policy
 from training.config import Config, ConfigError, build, validate
 
@@ -83,7 +83,7 @@ def test_actions_of_any_type_apply_legally_or_change_nothing(action):
 @SETTINGS
 @given(st.one_of(values, st.integers(-5, 2000)))
 def test_gym_actions_of_any_type_step_or_are_punished(action):
-    e = dragonstones_gym(num_players=3, seat=0)
+    e = make_gym("dragonstones", num_players=3, seat=0)
     e.reset(seed=0)
     legal = set(np.flatnonzero(e.action_masks()).tolist())
     _, reward, terminated, _, info = e.step(action)

@@ -19,15 +19,14 @@ import pytest
 
 from dragonstones_env import env as fist_env
 from dragonstones_env import raw_env
-from dragonstones_env.drachenschatten import env as ds_env
-from dragonstones_env.engine import Game
-from dragonstones_env.gym_env import drachenschatten_gym, dragonstones_gym
+from dragonstones_env.games.drachenschatten import env as ds_env
+from dragonstones_env.games.fist.engine import Game
+from play.league import League
+from play.single_agent import make as make_gym
 from policies import PolicyError, RandomPolicy, load_policy
-from policies.checkpoint import MAX_PARAMETERS, CheckpointPolicy
-from policies.registry import MAX_CARD_BYTES, MAX_CARD_DEPTH, expected_layout
+from policies.checkpoint import MAX_CARD_BYTES, MAX_CARD_DEPTH, MAX_PARAMETERS, CheckpointPolicy, expected_layout
 from training.evaluate import EvaluationError, evaluate
 from training.evaluate import main as evaluate_main
-from training.league import League
 
 OBS, ACTIONS = raw_env.OBS_SIZE, raw_env.NUM_ACTIONS
 
@@ -109,9 +108,9 @@ def test_model_zip_is_never_unpickled_by_load_policy(evil_zip, marker):
 
 def test_model_zip_is_never_unpickled_by_gym_opponents(evil_zip, marker):
     with pytest.raises(PolicyError, match="evil"):
-        dragonstones_gym(num_players=3, opponents=str(evil_zip))
+        make_gym("dragonstones", num_players=3, opponents=str(evil_zip))
     with pytest.raises(PolicyError, match="evil"):
-        dragonstones_gym(num_players=3, opponents=[["random", str(evil_zip)]])
+        make_gym("dragonstones", num_players=3, opponents=[["random", str(evil_zip)]])
     assert not marker.exists()
 
 
@@ -297,14 +296,14 @@ def test_every_policy_refuses_an_all_zero_mask(tmp_path):
 # ---------------------------------------------------------------------------- which game a policy plays
 def test_a_policy_of_another_game_is_refused_at_make():
     with pytest.raises(ValueError, match=r"ds-heuristic.*drachenschatten, not dragonstones_v1"):
-        dragonstones_gym(num_players=3, opponents="ds-heuristic")
+        make_gym("dragonstones", num_players=3, opponents="ds-heuristic")
     for spec in ("heuristic", "champion"):
         with pytest.raises(ValueError, match=r"plays dragonstones(_v1)?, not drachenschatten_v0"):
-            drachenschatten_gym(num_players=2, opponents=spec)
+            make_gym("drachenschatten", num_players=2, opponents=spec)
     with pytest.raises(ValueError, match="plays"):
-        drachenschatten_gym(num_players=3, opponents=["random", "heuristic"])
-    assert drachenschatten_gym(num_players=2, opponents="ds-heuristic") is not None
-    assert dragonstones_gym(num_players=3, opponents=RandomPolicy(0)) is not None
+        make_gym("drachenschatten", num_players=3, opponents=["random", "heuristic"])
+    assert make_gym("drachenschatten", num_players=2, opponents="ds-heuristic") is not None
+    assert make_gym("dragonstones", num_players=3, opponents=RandomPolicy(0)) is not None
 
 
 def test_evaluate_and_leagues_refuse_a_policy_of_another_game(tmp_path):
@@ -318,7 +317,7 @@ def test_evaluate_and_leagues_refuse_a_policy_of_another_game(tmp_path):
 def test_a_sampler_of_another_game_is_refused_at_make(tmp_path):
     league = League(tmp_path, {"random": 1.0}, game="drachenschatten_v0")
     with pytest.raises(ValueError, match="sampler plays drachenschatten_v0"):
-        dragonstones_gym(num_players=3, opponents=league)
+        make_gym("dragonstones", num_players=3, opponents=league)
 
 
 # ---------------------------------------------------------------------------- inputs that slipped through
@@ -353,12 +352,12 @@ def test_state_dict_before_reset_is_a_clear_error():
 @pytest.mark.parametrize("seat", [True, False, 1.0, "0", -1, 3])
 def test_gym_seat_is_checked(seat):
     with pytest.raises(ValueError, match="seat"):
-        dragonstones_gym(num_players=3, seat=seat)
+        make_gym("dragonstones", num_players=3, seat=seat)
 
 
 def test_gym_accepts_integral_numpy_actions_and_punishes_the_rest():
     def fresh():
-        e = dragonstones_gym(num_players=3, seat=0)
+        e = make_gym("dragonstones", num_players=3, seat=0)
         e.reset(seed=0)
         return e, int(np.flatnonzero(e.action_masks())[0])
 

@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from dragonstones_env import env
-from dragonstones_env.arena import play_game
+from play.arena import play_game
+from play.league import League
 from policies import RandomPolicy, load_policy
 from training.config import ConfigError, load_config
-from training.league import League
 from training.train import main as train
 
 TINY = {

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dragonstones_env import actions as A
 from dragonstones_env import env
-from dragonstones_env.arena import seat_rotated_match
-from dragonstones_env.cards import COLOURS
-from dragonstones_env.engine import Game
+from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.fist.engine import Game
+from play.arena import seat_rotated_match
 from policies import ZOO, available, load_policy, zoo
 from policies.bots import BOTS
 from tests.support import drain_bank

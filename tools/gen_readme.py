@@ -11,24 +11,18 @@ import re
 import sys
 from pathlib import Path
 
+from dragonstones_env import games
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def sections() -> dict[str, str]:
-    from dragonstones_env import actions, observation
-
-    out = {
-        "action-layout": actions.layout_table(),
-        "observation-layout": observation.layout_table(),
-    }
-    try:
-        from dragonstones_env.drachenschatten import actions as ds_actions
-        from dragonstones_env.drachenschatten import observation as ds_observation
-
-        out["ds-action-layout"] = ds_actions.layout_table()
-        out["ds-observation-layout"] = ds_observation.layout_table()
-    except ImportError:
-        pass
+    """Every registered game's tables, under the README markers ``<game id>-action-layout`` and
+    ``<game id>-observation-layout``."""
+    out = {}
+    for spec in games.all():
+        out[f"{spec.id}-action-layout"] = spec.action_table()
+        out[f"{spec.id}-observation-layout"] = spec.observation_table()
     return out
 
 

@@ -29,12 +29,16 @@ import math
 import re
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from dragonstones_env import games
+from dragonstones_env.games import GameSpec
+from play.league import KINDS
 
 
 class ConfigError(ValueError):
@@ -82,23 +86,54 @@ def _load_yaml(text: str, where: str) -> Any:
         raise ConfigError(f"{where} is not valid YAML: {err}") from None
 
 
-# The PettingZoo name (with its layout version) of each game, as checkpoint cards record it.
-ENV_NAMES = {"dragonstones": "dragonstones_v1", "drachenschatten": "drachenschatten_v0"}
+
+
+class _EnvNames(Mapping):
+    """The PettingZoo name (with its layout version) of each game id, as checkpoint cards record
+    it (``ENV_NAMES["dragonstones"] == "dragonstones_v1"``), read from the game registry."""
+
+    def __getitem__(self, game: str) -> str:
+        if game not in games.ids():
+            raise KeyError(game)
+        return games.get(game).name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(games.ids())
+
+    def __len__(self) -> int:
+        return len(games.ids())
+
+
+ENV_NAMES: Mapping[str, str] = _EnvNames()
+
+
+def game_of_env(env_id: str) -> GameSpec | None:
+    """The game whose Gymnasium id is ``env_id`` (``"DrachenSchatten-v0"``), or None."""
+    return next((spec for spec in games.all() if spec.gym_id == env_id), None)
 
 
 @dataclass
-class PPO:
+class PPOCommon:
+    """The PPO hyperparameters both trainers share (SB3's :class:`PPO`, RLlib's ``RLlibPPOConfig``),
+    written once; each trainer's section adds the keys of its own library."""
+
     learning_rate: float = 3e-4
-    n_steps: int = 1024  # per environment, per update
-    batch_size: int = 256
-    n_epochs: int = 4
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # actor (and critic) hidden widths
+
+
+@dataclass
+class PPO(PPOCommon):
+    """Stable-Baselines3's MaskablePPO: the ``ppo`` section of configs/default.yaml."""
+
+    n_steps: int = 1024  # per environment, per update
+    batch_size: int = 256
+    n_epochs: int = 4
 
 
 @dataclass
@@ -155,22 +190,36 @@ class RunConfig:
         return dataclasses.asdict(self)
 
     @property
+    def spec(self) -> GameSpec:
+        """The game of ``env`` (its Gymnasium id), from the game registry."""
+        spec = game_of_env(self.env)
+        if spec is None:
+            raise ConfigError(f"env: unknown Gymnasium id {self.env!r}; the games' ids are "
+                              + ", ".join(g.gym_id for g in games.all()))
+        return spec
+
+    @property
     def game(self) -> str:
-        return "drachenschatten" if self.env.startswith("DrachenSchatten") else "dragonstones"
+        return self.spec.id
 
     @property
     def env_name(self) -> str:
         """The PettingZoo name of the game (what checkpoint cards record)."""
-        return ENV_NAMES[self.game]
+        return self.spec.name
 
     @property
     def heuristic(self) -> str:
         """The spec of the game's rule-based bot."""
-        return "ds-heuristic" if self.game == "drachenschatten" else "heuristic"
+        return self.spec.default_bot
 
     @property
     def player_range(self) -> range:
-        return range(2, 5) if self.game == "drachenschatten" else range(3, 7)
+        return self.spec.players
+
+    def env_options(self) -> dict[str, Any]:
+        """The config's env options this game has (``observation_mode``, ``reward_shaping``: Fist's)."""
+        mine = {"observation_mode": self.observation_mode, "reward_shaping": self.reward_shaping}
+        return {k: v for k, v in mine.items() if k in self.spec.options}
 
 
 @dataclass
@@ -243,13 +292,15 @@ def need(ok: bool, key: str, why: str) -> None:
 
 def validate_run(cfg: RunConfig) -> None:
     """Check the keys of :class:`RunConfig`."""
-    need(cfg.env in ("Dragonstones-v0", "DrachenSchatten-v0"), "env", "must be Dragonstones-v0 or DrachenSchatten-v0")
+    ids = [g.gym_id for g in games.all()]
+    need(cfg.env in ids, "env", "must be " + " or ".join(ids))
     sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
     lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
     need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
     need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
     need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
-    need(cfg.reward_shaping == 0 or cfg.game == "dragonstones", "reward_shaping", "exists for Dragonstones only")
+    need(cfg.reward_shaping == 0 or "reward_shaping" in cfg.spec.options, "reward_shaping",
+         f"is not an option of {cfg.spec.title}")
     need(0 < cfg.total_timesteps <= LIMITS["total_timesteps"], "total_timesteps",
          f"must be 1..{LIMITS['total_timesteps']}")
     need(1 <= cfg.torch_threads <= LIMITS["torch_threads"], "torch_threads", f"must be 1..{LIMITS['torch_threads']}")
@@ -295,8 +346,6 @@ def validate_eval(e: EvalConfig, players: range) -> None:
 
 
 def validate(cfg: Config) -> Config:
-    from .league import KINDS
-
     validate_run(cfg)
     need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
     need(1 <= cfg.n_envs <= LIMITS["n_envs"], "n_envs", f"must be 1..{LIMITS['n_envs']}")

@@ -39,16 +39,17 @@ import math
 import multiprocessing as mp
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dragonstones_env.arena import GameResult, play_game, wilson_interval
+from dragonstones_env import games
 from dragonstones_env.core import same_game
+from dragonstones_env.games import GameSpec
+from play.arena import GameResult, play_game, wilson_interval
 from policies import PolicyError, load_policy, zoo
 
 CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
@@ -56,42 +57,17 @@ PANEL_GAMES = 200  # games per panel mix by default: enough to spot a weakness, 
 
 
 # ---------------------------------------------------------------------------- per-game facts
-def _fist_figures(game: Any) -> dict[str, Any]:
-    # An auction settles with one "outcome" event; winner None when passed, cursed or tied.
-    outcomes = [ev for ev in game.record if ev.get("type") == "outcome"]
-    return {"turns": game.turn, "auctions": len(outcomes), "unwon": sum(ev["winner"] is None for ev in outcomes)}
+# What evaluation needs to know about a game -- its bot, its figures (turns, auctions, unwon), what
+# stalling means there, its table sizes -- is its GameSpec, in the game registry.
+GAMES = games.ids()  # the games registered at import (the command line's choices)
 
 
-def _ds_figures(game: Any) -> dict[str, Any]:
-    return {"turns": game.turn}
-
-
-@dataclass(frozen=True)
-class GameFacts:
-    """What evaluation needs to know about one game. This table is the one place that tells games apart."""
-
-    env_id: str  # the single-agent Gym id (training configs, the exploiter)
-    heuristic: str  # the spec of the game's hand-written bot, always on the panel
-    figures: Callable[[Any], dict[str, Any]]  # read from a finished game's engine: turns, auctions, unwon
-    stall: str  # what the stalling figure is here, or why there is none
-
-
-GAME_FACTS: dict[str, GameFacts] = {
-    "dragonstones": GameFacts(
-        "Dragonstones-v0", "heuristic", _fist_figures,
-        "share of auctions nobody wins (passed, cursed, or tied with no tie-break winner)"),
-    "drachenschatten": GameFacts(
-        "DrachenSchatten-v0", "ds-heuristic", _ds_figures,
-        "n/a: DrachenSchatten has no auctions and cannot stall by passing (every turn must turn over a card "
-        "of a finite deck); only object chains drag a game out, and the truncation rate counts those"),
-}
-GAMES = tuple(GAME_FACTS)
-
-
-def game_facts(game: str) -> GameFacts:
-    if game not in GAME_FACTS:
-        raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
-    return GAME_FACTS[game]
+def game_facts(game: str) -> GameSpec:
+    """The spec of ``game`` (an EvaluationError naming the known games if there is none)."""
+    try:
+        return games.get(game)
+    except games.UnknownGameError:
+        raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(games.ids())}") from None
 
 
 def _check_positive_int(name: str, value: Any) -> None:
@@ -106,25 +82,13 @@ class EvaluationError(ValueError):
 # ---------------------------------------------------------------------------- games and line-ups
 def player_range(game: str) -> tuple[int, int]:
     """The table sizes ``game`` allows (inclusive)."""
-    if game == "dragonstones":
-        from dragonstones_env.engine import MAX_PLAYERS, MIN_PLAYERS
-    elif game == "drachenschatten":
-        try:
-            from dragonstones_env.drachenschatten.rules import MAX_PLAYERS, MIN_PLAYERS
-        except ImportError as err:
-            raise EvaluationError(f"the drachenschatten game cannot be imported ({err})") from None
-    else:
-        raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
-    return MIN_PLAYERS, MAX_PLAYERS
+    players = game_facts(game).players
+    return players.start, players.stop - 1
 
 
 def env_factory(game: str, players: int):
     """A picklable zero-argument function building a new environment of ``game``."""
-    if game == "drachenschatten":
-        from dragonstones_env.drachenschatten import env
-    else:
-        from dragonstones_env import env
-    return partial(env, num_players=players)
+    return partial(game_facts(game).env, num_players=players)
 
 
 def lineups(specs: Sequence[str], players: int, games: int, seed: int = 0,
@@ -389,7 +353,7 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
 def panel_opponents(game: str, baselines: Sequence[str] = ()) -> list[str]:
     """The panel's opponents: ``game``'s zoo bots, its heuristic, ``random``, then ``baselines`` (no repeats)."""
     facts = game_facts(game)
-    return list(dict.fromkeys([*zoo(game), facts.heuristic, "random", *map(str, baselines)]))
+    return list(dict.fromkeys([*zoo(game), facts.default_bot, "random", *map(str, baselines)]))
 
 
 def mix_seats(candidate: str, opponent: str, players: int, k: int,
@@ -843,7 +807,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lineup", default=None, metavar="SPEC,SPEC,...",
                    help="one spec per seat, comma-separated, rotated across seats from game to game "
                         "(e.g. champion,heuristic,heuristic,heuristic)")
-    p.add_argument("--game", choices=GAMES, default="dragonstones", help="which game (default: dragonstones)")
+    p.add_argument("--game", choices=games.ids(), default="dragonstones", help="which game (default: dragonstones)")
     p.add_argument("--out", default=None,
                    help="folder for results.md, games.csv, games.json, summary.json and ratings.png "
                         "(default: runs/eval-<policies>); with --panel for panel.md, panel.csv, panel.json "

@@ -31,8 +31,8 @@ Box(float32, (NUM_ACTIONS,))}`` (the mask as 0./1. floats): the masking RLModule
   so that remote workers need no files;
 * ``seed``: the base seed; each env runner and vector slot offsets it.
 
-The league is :class:`training.league.League`, the one the SB3 trainer uses, with
-:class:`training.league.PushedVersions` as the source of the learner's versions: one seat
+The league is :class:`play.league.League`, the one the SB3 trainer uses, with
+:class:`play.league.PushedVersions` as the source of the learner's versions: one seat
 per game is the learner, the others are drawn by the league, and a ``latest`` seat is one
 more seat of the learning policy (RLlib trains on every learner seat). Frozen snapshots
 reach the env runners with :meth:`add_snapshot` (the driver calls it on every env runner's
@@ -43,40 +43,36 @@ keeps its own PFSP statistics, as each SB3 worker does.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from dragonstones_env import games
+from dragonstones_env.games import GameSpec
+from play.league import League, PushedVersions
 from policies import zoo
-
-from .league import League, PushedVersions
 
 try:  # RLlib is an optional extra: without it this module still imports (for the docs and tests)
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 except ImportError:  # pragma: no cover - exercised only without ray
     MultiAgentEnv = gym.Env  # type: ignore[misc,assignment]
 
-# Each game's AEC module (``env``, ``raw_env``), default table size and rule-based bot.
-GAMES: dict[str, dict[str, Any]] = {
-    "dragonstones": {"module": "dragonstones_env.env", "players": 4, "heuristic": "heuristic"},
-    "drachenschatten": {"module": "dragonstones_env.drachenschatten.env", "players": 2, "heuristic": "ds-heuristic"},
-}
 
 
-def _aec_module(game: str) -> Any:
-    """The module of a game's AEC env (``env`` and ``raw_env``)."""
-    if game not in GAMES:
-        raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
-    return importlib.import_module(GAMES[game]["module"])
+def _spec(game: str) -> GameSpec:
+    """A game's spec (``env``, ``raw_env``, default table size, rule-based bot) from the registry."""
+    try:
+        return games.get(game)
+    except games.UnknownGameError:
+        raise ValueError(f"game must be one of {sorted(games.ids())}, got {game!r}") from None
 
 
 def make_league(game: str, section: dict[str, Any]) -> League:
     """The league of one env from the config's ``league`` section (see the module docstring)."""
     versions = PushedVersions(int(section.get("max_snapshots", 8)), provided=dict(section.get("weights", {})))
     return League(None, section.get("mix", {"latest": 1.0}), section.get("pool", ()), zoo=zoo(game),
-                  heuristic=GAMES[game]["heuristic"], table=float(section.get("table", 0.0)),
+                  heuristic=_spec(game).default_bot, table=float(section.get("table", 0.0)),
                   pfsp_power=float(section.get("pfsp_power", 2.0)), versions=versions)
 
 
@@ -87,14 +83,14 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         config = dict(config or {})
         self.game_name = config.get("game", "dragonstones")
-        module = _aec_module(self.game_name)
-        sizes = config.get("num_players", GAMES[self.game_name]["players"])
+        spec = _spec(self.game_name)
+        sizes = config.get("num_players", spec.default_players)
         self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
         if not self.sizes:
             raise ValueError("num_players is an empty list")
         options = dict(config.get("env_options", {}))
         # the raw env (no order-enforcing wrapper): this class only ever steps the agent to act
-        self.aecs = {n: module.raw_env(num_players=n, **options) for n in self.sizes}
+        self.aecs = {n: spec.raw_env(num_players=n, **options) for n in self.sizes}
         league = config.get("league")
         self.league = make_league(self.game_name, league) if league else None
         # each env runner (worker_index) and vector slot (vector_index) gets its own seed stream

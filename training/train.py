@@ -27,6 +27,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from play.arena import seat_rotated_match
+from play.league import League, publish_latest
+from policies import PolicyError, load_policy, zoo
+from policies.checkpoint import CheckpointPolicy, save_checkpoint
+
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import panel, panel_opponents, robustness, worst_mix
 
@@ -48,23 +53,12 @@ def machine() -> dict[str, Any]:
 
 
 def env_kwargs(cfg: Config, opponents: Any) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"num_players": cfg.num_players, "opponents": opponents}
-    if cfg.game == "dragonstones":
-        kwargs["observation_mode"] = cfg.observation_mode
-        kwargs["reward_shaping"] = cfg.reward_shaping
-    return kwargs
+    return {"num_players": cfg.num_players, "opponents": opponents, **cfg.env_options()}
 
 
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
     """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
-    from dragonstones_env.arena import seat_rotated_match
-    from policies import load_policy
-    from policies.checkpoint import CheckpointPolicy
-
-    if cfg.game == "drachenschatten":
-        from dragonstones_env.drachenschatten import env as make
-    else:
-        from dragonstones_env import env as make
+    make = cfg.spec.env
     hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed)
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
@@ -147,10 +141,6 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-    from policies import PolicyError, zoo
-
-    from .league import League, publish_latest
-
     lg = cfg.league
     league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
                     table=lg.table, pfsp_power=lg.pfsp_power, game=cfg.env_name)
@@ -160,13 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: league.pool: {err}", file=sys.stderr)
         return 2
 
-    # -- the rest needs the training stack; imported here so config errors are instant
+    # -- the rest needs the training stack (torch, SB3: seconds to import, and an optional extra);
+    # imported here so that config errors are instant and the module imports without them
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-
-    import dragonstones_env  # noqa: F401  (registers the environment ids)
-    from policies.checkpoint import save_checkpoint
 
     from .envs import make_vec_env
 

@@ -31,13 +31,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import dragonstones_env
+import play
+import policies
+import training
 from dragonstones_env.core import same_game
+from play.arena import seat_rotated_match
+from play.league import KINDS
+from policies import PolicyError, load_policy
+from policies.checkpoint import CARD_FILE, POLICY_FILE, CheckpointPolicy, expected_layout
 
 from .config import (
     LIMITS,
     ConfigError,
     EvalConfig,
     LeagueConfig,
+    PPOCommon,
     RunConfig,
     build,
     need,
@@ -47,7 +56,7 @@ from .config import (
     validate_net_arch,
     validate_run,
 )
-from .league import KINDS
+from .rllib_env import DragonstonesMultiAgentEnv  # imports without ray (its MultiAgentEnv base falls back)
 from .train import git_commit
 
 MODULE_ID = "shared"  # the one RLModule every seat maps to
@@ -70,20 +79,14 @@ class RayConfig:
 
 
 @dataclass
-class RLlibPPOConfig:
-    learning_rate: float = 3e-4
+class RLlibPPOConfig(PPOCommon):
+    """RLlib's PPO: the shared hyperparameters (:class:`~training.config.PPOCommon`) and RLlib's own."""
+
     train_batch_size: int = 2048  # env steps per update (per Learner)
     minibatch_size: int = 256
     num_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
     vf_clip: float = 10.0  # RLlib's vf_clip_param (returns here are within [-1, 1])
-    max_grad_norm: float = 0.5
     use_kl_loss: bool = False  # RLlib's adaptive KL penalty on top of clipping (SB3's PPO has none)
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # actor (and critic) hidden widths
     activation: str = "tanh"  # or "relu"
 
 
@@ -140,9 +143,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> RLlib
 # ---------------------------------------------------------------------------- the RLlib side
 def env_config(cfg: RLlibConfig) -> dict[str, Any]:
     """What every env runner builds its games from (picklable: it travels to the cluster)."""
-    options: dict[str, Any] = {}
-    if cfg.game == "dragonstones":
-        options = {"observation_mode": cfg.observation_mode, "reward_shaping": cfg.reward_shaping}
+    options = cfg.env_options()
     # the league section as is, and the pool checkpoints' weights: remote workers read no files
     league = dataclasses.asdict(cfg.league)
     items = {spec: pool_item(spec, cfg.env_name) for spec in cfg.league.pool}
@@ -155,8 +156,6 @@ def pool_item(spec: str, env_name: str | None = None) -> Any:
     """A pool spec as the env runners get it: a built-in name, or the checkpoint's actor weights
     (read and checked here, so that remote nodes need no copy of the file). With ``env_name``,
     a policy of another game is refused (ValueError)."""
-    from policies import load_policy
-    from policies.checkpoint import CheckpointPolicy
 
     policy = load_policy(spec)
     plays = getattr(policy, "game", None)
@@ -168,7 +167,6 @@ def pool_item(spec: str, env_name: str | None = None) -> Any:
 
 
 def make_env(env_ctx: Any) -> Any:
-    from .rllib_env import DragonstonesMultiAgentEnv
 
     return DragonstonesMultiAgentEnv(env_ctx)
 
@@ -230,11 +228,7 @@ def init_ray(cfg: RLlibConfig) -> None:
         return
     kwargs: dict[str, Any] = {"log_to_driver": True}
     if cfg.ray.ship_code:
-        import dragonstones_env
-        import policies
-        import training
-
-        folders = [str(Path(m.__file__).resolve().parent) for m in (dragonstones_env, policies, training)]
+        folders = [str(Path(m.__file__).resolve().parent) for m in (dragonstones_env, play, policies, training)]
         kwargs["runtime_env"] = {"py_modules": folders}
     if cfg.ray.address:
         ray.init(address=cfg.ray.address, **kwargs)
@@ -286,13 +280,8 @@ def sampled_steps(result: dict[str, Any]) -> int:
 def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, opponent: str,
                      seed: int) -> dict[str, Any]:
     """The policy (sampling) in one seat against ``opponent`` bots, seats rotated (as training/train.py)."""
-    from dragonstones_env.arena import seat_rotated_match
-    from policies import load_policy
-    from policies.checkpoint import CheckpointPolicy
 
-    from .rllib_env import _aec_module
-
-    make = _aec_module(cfg.game).env
+    make = cfg.spec.env
     hero = CheckpointPolicy(weights, activation, spec="training", seed=seed)
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
@@ -311,8 +300,6 @@ def machine() -> dict[str, Any]:
 
 def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], env_name: str) -> Path:
     """``policy.npz`` + ``card.json``: a checkpoint folder ``load_policy`` plays with numpy only."""
-    from policies.checkpoint import CheckpointPolicy
-    from policies.registry import CARD_FILE, POLICY_FILE, expected_layout
 
     folder.mkdir(parents=True, exist_ok=True)
     CheckpointPolicy(weights, activation).save_npz(folder / POLICY_FILE)
@@ -341,7 +328,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: {err}", file=sys.stderr)
         return 2
 
-    from policies import PolicyError
 
     try:  # a bad pool spec must stop the run here, before the run folder exists
         for spec in cfg.league.pool:
@@ -394,7 +380,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resuming {cfg.run_name} at {state['steps']} env steps")
     snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
     if snapshots_used and snapshot_dir.is_dir():  # a resumed run's league gets its snapshots back
-        from policies import load_policy
 
         for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
             old = load_policy(folder)  # checked like any checkpoint (its card names the game)

@@ -5,7 +5,7 @@ bring, and turns the Thief, the Brigand and the Troll on the leader.
 
 from __future__ import annotations
 
-from dragonstones_env.cards import COLOURS
+from dragonstones_env.games.fist.cards import COLOURS
 from policies.heuristic import Table
 
 from .common import (

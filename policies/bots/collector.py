@@ -6,7 +6,7 @@ scoring character it can pay (Magician, Wizard, Sorcerer, Enchantress, Apprentic
 
 from __future__ import annotations
 
-from dragonstones_env.cards import COLOURS
+from dragonstones_env.games.fist.cards import COLOURS
 from policies.heuristic import PARAMS, Table
 
 from .common import Style, ZooPolicy, colour_of, priced_bid

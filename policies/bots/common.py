@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env import actions as A
-from dragonstones_env.cards import COLOURS
-from dragonstones_env.env import raw_env
-from dragonstones_env.observation import decode
+from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.fist.env import raw_env
+from dragonstones_env.games.fist.observation import decode
 from policies.heuristic import PARAMS, HeuristicPolicy, Seat, Table, parse
 
 GOLD = PARAMS["common"]  # the valuer's worth of one gold coin: divides its utilities into coins

@@ -19,7 +19,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
 from dragonstones_env import env as make_aec
-from dragonstones_env.arena import play_game, seat_rotated_match
+from play.arena import play_game, seat_rotated_match
 from policies import RandomPolicy, load_policy
 from policies.checkpoint import CheckpointPolicy
 from training.config import ConfigError
@@ -221,7 +221,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     out = tmp_path / "policies" / "tiny"
     card = json.loads((out / "card.json").read_text())
     assert card["algorithm"] == "RLlibPPO" and card["env"] == "dragonstones_v1" and card["steps"] >= 400
-    from dragonstones_env.env import LAYOUT_SIGNATURE
+    from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
 
     assert card["layout"] == LAYOUT_SIGNATURE
     assert card["config"]["ray"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
@@ -248,7 +248,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
 
     # ... with neither Ray nor torch importable
     script = ("import sys; sys.modules['ray'] = sys.modules['torch'] = None\n"
-              "from dragonstones_env import env; from dragonstones_env.arena import play_game\n"
+              "from dragonstones_env import env; from play.arena import play_game\n"
               "from policies import load_policy\n"
               f"p = load_policy({str(out)!r}, seed=0)\n"
               "r = play_game(lambda: env(num_players=3), [p, load_policy('random'), p], 'abc', seed=1)\n"

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..layout import Piece, build_layout, exact_vector, layout_size, scale_vector, seat_permutation
-from ..layout import decode as _decode
-from ..layout import layout_table as _layout_table
-from ..layout import view as _view
+from dragonstones_env.layout import Piece, build_layout, layout_size
+from dragonstones_env.observer import Observation
+from dragonstones_env.observer import Observer as ObserverBase
+
 from .cards import CARD_TYPE_OF_ID, CARDS, NUM_CARD_TYPES, NUM_CARDS, TYPE_INDEX
 from .rules import NUM_STACKS, DrachenSchattenGame
 
@@ -70,36 +70,19 @@ OBS_SIZE: int = layout_size(LAYOUT)
 _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 
 
-_SCALES = scale_vector(LAYOUT)
-_EXACT = exact_vector(LAYOUT)
+OBSERVATION = Observation(LAYOUT, MAX_SEATS)  # permutation, view, decode and table, shared code
 
 
 def decode(obs: np.ndarray) -> dict[str, Any]:
     """A structured, unscaled view of an observation vector: piece name -> value (one-hot
     pieces as their label or index, labelled pieces as dicts, the rest as counts). Bots read
     observations through this, never through the scales above."""
-    return _decode(LAYOUT, obs, _SCALES, _EXACT)
+    return OBSERVATION.decode(obs)
 
 
-def view(obs: np.ndarray, name: str) -> np.ndarray:
-    """The named piece of an observation, in its shape (a view, not a copy)."""
-    return _view(LAYOUT, obs, name)
-
-
-def layout_table() -> str:
-    """The observation layout as a Markdown table."""
-    return _layout_table(LAYOUT)
-
-
-_PERMS: dict[tuple[int, int], np.ndarray] = {}
-
-
-def permutation(num_players: int, viewer: int) -> np.ndarray:
-    """Flat index array taking an absolute-seat vector to the viewer's relative one."""
-    perm = _PERMS.get((num_players, viewer))
-    if perm is None:
-        perm = _PERMS[(num_players, viewer)] = seat_permutation(LAYOUT, num_players, viewer, MAX_SEATS)
-    return perm
+view = OBSERVATION.view
+permutation = OBSERVATION.permutation
+layout_table = OBSERVATION.table
 
 
 def _start(name: str) -> int:
@@ -171,25 +154,28 @@ _KIND_OF_TYPE = tuple(c.kind for c in CARDS)
 _CATEGORY_OF_TYPE = tuple(c.category for c in CARDS)
 
 
-class Observer:
+class Observer(ObserverBase):
     """Builds observations of one game for any viewer, reusing the public part until the game moves.
 
     The public vector is cached by the length of the game's (append-only) record, so every viewer
     of one state shares it; the viewer's torch memory is written on top of the permuted copy.
     """
 
+    observation = OBSERVATION
+
     def __init__(self) -> None:
         self._key: tuple[int, int] | None = None
         self._public: np.ndarray | None = None
 
-    def observe(self, game: DrachenSchattenGame, viewer: int) -> np.ndarray:
+    def public(self, game: DrachenSchattenGame) -> np.ndarray:
         key = (id(game), len(game.record))
         if key != self._key or self._public is None:
             self._public, self._key = public_vector(game), key
-        obs = self._public[permutation(game.num_players, viewer)]
+        return self._public
+
+    def private(self, obs: np.ndarray, game: DrachenSchattenGame, viewer: int) -> None:
         for stack, cid in game._memories[viewer].items():  # D4: the viewer's own memory only
             obs[_MEMORY + stack * NUM_CARD_TYPES + CARD_TYPE_OF_ID[cid]] = 1.0
-        return obs
 
     def __deepcopy__(self, memo: dict) -> Observer:
         return Observer()  # a cache only: a copy rebuilds it

@@ -56,8 +56,9 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..aec import TurnBasedEnv
-from ..layout import signature
+from dragonstones_env.aec import TurnBasedEnv
+from dragonstones_env.layout import signature
+
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
@@ -104,11 +105,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
 
     def _compute_mask(self) -> np.ndarray:
         game = self.game
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        actor = game.decision.player
-        for option in game.legal_options():
-            mask[A.encode(option, actor, self.num_players)] = 1
-        return mask
+        return A.CODEC.mask(game.legal_options(), game.decision.player, self.num_players)
 
     def _decode(self, action: int, seat: int) -> tuple:
         return A.decode(action, seat, self.num_players)
@@ -129,9 +126,6 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         if k == n:
             return [0.0] * n
         return [1.0 / k if p in winners else -1.0 / (n - k) for p in range(n)]
-
-    def _winners(self) -> list[int]:
-        return list(self.game.winners)
 
     def _finish(self) -> None:
         super()._finish()

@@ -55,18 +55,10 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
         steps += 1
     rewards = tuple(totals[a] for a in e.possible_agents)
     raw = e.unwrapped
-    winners = _winners(raw)
+    winners = tuple(raw.game.winners)
     truncated = not winners and bool(getattr(raw.game, "truncated", False))
     extra = {} if inspect is None else dict(inspect(raw.game))
     return GameResult(seed, tuple(names), rewards, winners, truncated, steps, extra)
-
-
-def _winners(raw: Any) -> tuple[int, ...]:
-    """Winning seats: ``game.winners`` (DrachenSchatten) or ``game.winner`` (Dragonstones)."""
-    game = raw.game
-    if hasattr(game, "winners"):
-        return tuple(game.winners)
-    return () if game.winner is None else (game.winner,)
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:

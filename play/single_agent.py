@@ -1,7 +1,9 @@
 """Single-agent Gymnasium view of a multi-player AEC game: one learner, the other seats bots.
 
-``gymnasium.make("Dragonstones-v0", num_players=4, opponents="heuristic")`` (registered
-when :mod:`dragonstones_env` is imported). The learner sees the AEC observation's
+``gymnasium.make("Dragonstones-v0", num_players=4, opponents="heuristic")`` (every game's id is
+registered, by the entry-point string of :func:`make`, when :mod:`dragonstones_env` is imported).
+This module was ``dragonstones_env.gym_env``: it seats policies by name, so it sits in the play
+layer, above the policies, and the env package never imports it. The learner sees the AEC observation's
 ``"observation"`` vector; ``action_masks()`` gives its legal actions (what sb3-contrib's
 ``MaskablePPO`` reads). The opponents act inside :meth:`step`, and the reward is the
 learner's.
@@ -15,7 +17,7 @@ learner's.
   that seat every episode (a list holding a single pool shares it among all other seats).
 
 * an object with ``sample_lineup(rng, seats) -> list[policy]``, asked every episode (the
-  training league, :class:`training.league.League`, is one); if it also has
+  training league, :class:`play.league.League`, is one); if it also has
   ``report(won: bool)``, it is told at the end of each episode whether the learner won.
 
 Every spec is loaded when the env is made: an unknown spec, a checkpoint that fails its checks
@@ -41,7 +43,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .core import same_game
+from dragonstones_env import games
+from dragonstones_env.core import same_game
+from policies import load_policy
 
 
 def _as_action(action: Any) -> Any:
@@ -141,8 +145,6 @@ class SingleAgentEnv(gym.Env):
 
     def _policy(self, spec: Any) -> Any:
         """The loaded policy of a spec; one instance per distinct spec, loaded on first use."""
-        from policies import load_policy
-
         key = str(spec) if isinstance(spec, (str, Path)) else id(spec)
         if key not in self._loaded:
             policy = load_policy(spec, seed=len(self._loaded))
@@ -231,24 +233,10 @@ class SingleAgentEnv(gym.Env):
         return info
 
 
-def dragonstones_gym(num_players: int = 4, opponents: Any = "random", seat: int | None = None,
-                     render_mode: str | None = None, **options: Any) -> SingleAgentEnv:
-    """The ``Dragonstones-v0`` entry point: Fist of Dragonstones for one learner."""
-    from .env import raw_env
-
-    return SingleAgentEnv(raw_env, num_players, opponents, seat, render_mode, **options)
-
-
-def drachenschatten_gym(num_players: int = 2, opponents: Any = "random", seat: int | None = None,
-                        render_mode: str | None = None, **options: Any) -> SingleAgentEnv:
-    """The ``DrachenSchatten-v0`` entry point: DrachenSchatten for one learner."""
-    from .drachenschatten.env import raw_env
-
-    return SingleAgentEnv(raw_env, num_players, opponents, seat, render_mode, **options)
-
-
-def register() -> None:
-    for env_id, entry in (("Dragonstones-v0", "dragonstones_gym"), ("DrachenSchatten-v0", "drachenschatten_gym")):
-        if env_id not in gym.registry:
-            gym.register(env_id, entry_point=f"dragonstones_env.gym_env:{entry}")
-
+def make(game: str = "dragonstones", num_players: int | list[int] | None = None, opponents: Any = "random",
+         seat: int | None = None, render_mode: str | None = None, **options: Any) -> SingleAgentEnv:
+    """The Gymnasium entry point of every game (``Dragonstones-v0``, ``DrachenSchatten-v0``, ...):
+    ``game`` is the registry's id, put in the id's kwargs when the game registered itself."""
+    spec = games.get(game)
+    players = spec.default_players if num_players is None else num_players
+    return SingleAgentEnv(spec.raw_env, players, opponents, seat, render_mode, **options)

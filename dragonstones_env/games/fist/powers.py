@@ -10,6 +10,7 @@ resolves the answer: ``resolve(game, player, option, data)``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .cards import COLOURS, MERCHANT_COINS
@@ -196,6 +197,18 @@ def doppelganger(g: Game, p: int, auction: Auction) -> None:
     g.turn_specials.remove("Doppelganger")
     g.players[p].doppelganger = True
     g.log("kept_doppelganger", player=p)
+
+
+def offer_doppelganger(g: Game, auction: Auction, winner: int) -> bool:
+    """F28: the held Doppelganger may be played right after winning, except on the Necromancer.
+
+    Asks its holder (and returns True: the engine queues nothing, :func:`resolve_doppelganger`
+    does) or returns False.
+    """
+    if not g.players[winner].doppelganger or auction.card == "Necromancer":
+        return False
+    g.ask("doppelganger", winner, auction.card, [("yes",), ("no",)], resolve_doppelganger)
+    return True
 
 
 def resolve_doppelganger(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -470,6 +483,32 @@ POWERS: dict[str, Power] = {
 }
 
 
+WinHook = Callable[["Game", "Auction", int], bool]
+
+
+@dataclass(frozen=True)
+class Powers:
+    """What the engine's flow is given: the power of every character, and the hooks that may
+    step in when an auction is won (a hook returning True has asked a decision instead).
+
+    The engine never imports this module: a game is built with :data:`RULES` (or another
+    table), so adding a character is its power function here and its data row in ``cards``.
+    """
+
+    table: dict[str, Power]
+    on_win: tuple[WinHook, ...] = ()
+
+    def use(self, g: Game, card: str, player: int, auction: Auction) -> None:
+        g.log("power", card=card, player=player)
+        self.table[card](g, player, auction)
+
+    def after_win(self, g: Game, auction: Auction, winner: int) -> bool:
+        return any(hook(g, auction, winner) for hook in self.on_win)
+
+
+RULES = Powers(POWERS, on_win=(offer_doppelganger,))
+
+
 def use_power(g: Game, card: str, player: int, auction: Auction) -> None:
-    g.log("power", card=card, player=player)
-    POWERS[card](g, player, auction)
+    """Use ``card``'s power (what the engine does with each queued power)."""
+    RULES.use(g, card, player, auction)

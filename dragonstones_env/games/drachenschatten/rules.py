@@ -48,7 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
+from dragonstones_env.core import Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
+
 from .cards import (
     CARD_NAMES,
     CARD_TYPE_OF_ID,
@@ -108,6 +109,8 @@ class DrachenSchattenGame:
     drawn and kept in ``seed`` and the record when ``None``). The game is truncated (``truncated``
     and ``over`` become true, nobody wins) once ``max_steps`` options have been applied.
     """
+
+    record_key = "event"  # the key naming each record event's kind (the engine protocol, core.py)
 
     def __init__(self, num_players: int = 2, seed: int | None = None, max_steps: int = DEFAULT_MAX_STEPS):
         if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:

@@ -13,7 +13,7 @@ A closed-fist blind-bid auction game (Faidutti & Schacht): each turn ten charact
 auctioned one at a time and the winner of each uses its power; the first player to 3
 points wins. Every gold bid, tie-break bid and character choice is one discrete action;
 the ``action_mask`` allows exactly the legal options of the current decision (see
-:mod:`dragonstones_env.actions` for the layout). A blind auction asks every player in turn
+:mod:`dragonstones_env.games.fist.actions` for the layout). A blind auction asks every player in turn
 for a sealed bid; nothing any other agent observes depends on a sealed bid until all bids
 are revealed together.
 
@@ -41,12 +41,13 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from dragonstones_env.aec import TurnBasedEnv
+from dragonstones_env.core import check_number
+from dragonstones_env.layout import signature
+
 from . import actions as A
-from .aec import TurnBasedEnv
 from .cards import COLOURS
-from .core import check_number
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
-from .layout import signature
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
 
 # Fingerprint of the observation and action layouts: checkpoints made for another are refused.
@@ -101,10 +102,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
             return A.bid_mask(pl.fairy, pl.common, pl.black, pl.amulets)
         if d.kind == TIEBREAK:
             return A.tiebreak_mask(pl.silver, pl.amulets)
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        for option in game.legal_options():
-            mask[A.encode(option, d.player, self.num_players)] = 1
-        return mask
+        return A.CODEC.mask(game.legal_options(), d.player, self.num_players)
 
     def _decode(self, action: int, seat: int) -> tuple:
         return A.decode(action, seat, self.num_players)
@@ -136,9 +134,6 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
             return None  # truncated (F18): 0 for all
         loss = -1.0 / (self.num_players - 1)
         return [1.0 if p == winner else loss for p in range(self.num_players)]
-
-    def _winners(self) -> list[int]:
-        return [] if self.game.winner is None else [self.game.winner]
 
     def state(self) -> np.ndarray:
         """A global view (PettingZoo's optional ``state()``): seat 0's recall observation."""

@@ -39,8 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.core import _PLAIN, Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
+
 from .cards import CARDS_PER_TURN, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
-from .core import _PLAIN, Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
+from .powers import RULES, Powers  # one way: powers name this module's types for type checking only
 
 # F2 stock.
 STOCK = {"fairy": 60, "silver": 40, "common": 15, "amulets": 2, "stones": 12}
@@ -204,7 +206,8 @@ class Game:
     Decision(kind='bid', player=0, card='Witch')
     """
 
-    def __init__(self, num_players: int = 4, seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+    def __init__(self, num_players: int = 4, seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS,
+                 powers: Powers = RULES):
         if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -216,6 +219,7 @@ class Game:
         self.num_players = num_players
         self.seed = check_seed(seed)
         self.max_turns = max_turns
+        self.powers = powers  # the characters' powers and the hooks on a won auction (F19-F42)
         self.rng = np.random.default_rng(self.seed)
         self.record: list[dict[str, Any]] = []
 
@@ -256,9 +260,16 @@ class Game:
         self._advance()
 
     # ------------------------------------------------------------------ public API
+    record_key = "type"  # the key naming each record event's kind (the engine protocol, core.py)
+
     @property
     def over(self) -> bool:
         return self.winner is not None or self.truncated
+
+    @property
+    def winners(self) -> list[int]:
+        """The winning seats, as every engine names them: the one winner (F3), or none."""
+        return [] if self.winner is None else [self.winner]
 
     @property
     def decision(self) -> Decision | None:
@@ -431,15 +442,13 @@ class Game:
     # ------------------------------------------------------------------ turn flow
     def _advance(self) -> None:
         """Run the game forward until a decision is needed or the game is over."""
-        from .powers import use_power  # powers import this module
-
         while self.pending is None and not self.over:
             self.power = None
             if self.queue:
                 card, player, auction, source = self.queue.popleft()
                 uses_left = sum(1 for q in self.queue if q[0] == card and q[1] == player and q[2] is auction)
                 self.power = PowerUse(card, player, auction, source, uses_left)
-                use_power(self, card, player, auction)
+                self.powers.use(self, card, player, auction)
             elif self.auction is not None:
                 self.auction = None  # its power (if any) is done
             elif self.face_down:
@@ -593,12 +602,8 @@ class Game:
         self.log("outcome", card=a.card, outcome=outcome, winner=winner)
         if winner is None:
             return
-        # F28: the Doppelganger may be played right after winning, except on the Necromancer.
-        if self.players[winner].doppelganger and a.card != "Necromancer":
-            from .powers import resolve_doppelganger
-
-            self.ask("doppelganger", winner, a.card, [("yes",), ("no",)], resolve_doppelganger)
-        else:
+        # A power may step in before the won power is used (the held Doppelganger, F28).
+        if not self.powers.after_win(self, a, winner):
             self.queue.append((a.card, winner, a, None))
 
 

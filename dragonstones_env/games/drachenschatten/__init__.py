@@ -1,0 +1,55 @@
+"""DrachenSchatten: the rules engine (pure Python) and its PettingZoo AEC environment.
+
+>>> from dragonstones_env import drachenschatten
+>>> e = drachenschatten.env(num_players=3)
+>>> e.reset(seed=0)
+
+The package ends by registering the game (``dragonstones_env.games.get("drachenschatten")``).
+"""
+
+from dragonstones_env.registry import GameSpec, register
+
+from . import actions, observation
+from .cards import (
+    CARD_NAMES,
+    CARD_TYPE_OF_ID,
+    CARDS,
+    DECK_OF_ID,
+    NUM_CARD_TYPES,
+    NUM_CARDS,
+    TYPE_INDEX,
+    CardType,
+)
+from .env import env, raw_env
+from .observation import decode
+from .rules import DEFAULT_MAX_STEPS, NUM_STACKS, DrachenSchattenGame, replay
+
+Game = DrachenSchattenGame  # the engine under the name every game's engine has
+
+SPEC = register(GameSpec(
+    id="drachenschatten", title="DrachenSchatten", raw_env=raw_env, env=env, engine=DrachenSchattenGame,
+    replay=replay, decode=decode, default_bot="ds-heuristic", gym_id="DrachenSchatten-v0", default_players=2,
+    action_table=actions.layout_table, observation_table=observation.layout_table,
+    stall="n/a: DrachenSchatten has no auctions and cannot stall by passing (every turn must turn over a card "
+          "of a finite deck); only object chains drag a game out, and the truncation rate counts those",
+))
+
+__all__ = [
+    "CARDS",
+    "CARD_NAMES",
+    "CARD_TYPE_OF_ID",
+    "DECK_OF_ID",
+    "DEFAULT_MAX_STEPS",
+    "NUM_CARDS",
+    "NUM_CARD_TYPES",
+    "NUM_STACKS",
+    "SPEC",
+    "TYPE_INDEX",
+    "CardType",
+    "DrachenSchattenGame",
+    "Game",
+    "decode",
+    "env",
+    "raw_env",
+    "replay",
+]

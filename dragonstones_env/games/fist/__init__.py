@@ -1,0 +1,40 @@
+"""Fist of Dragonstones: the rules engine (pure Python) and its PettingZoo AEC environment.
+
+| module | holds |
+|---|---|
+| ``cards`` | the characters and the stock (data) |
+| ``engine`` | players, bank, auctions, turn flow and tie-breaks (F1-F18); the powers are passed in |
+| ``powers`` | one function per character power (F19-F42) and the ``POWERS`` table |
+| ``actions`` | the action families (the codec's table) |
+| ``observation`` | the observation layout, the observer, ``decode`` |
+| ``env`` | the PettingZoo env (``dragonstones_v1``) |
+
+The package ends by registering the game (``dragonstones_env.games.get("dragonstones")``).
+"""
+
+from typing import Any
+
+from dragonstones_env.registry import GameSpec, register
+
+from . import actions, observation
+from .engine import Game, replay
+from .env import env, raw_env
+from .observation import decode
+
+
+def figures(game: Game) -> dict[str, Any]:
+    """Evaluation figures of a finished game: turns, auctions, auctions nobody won."""
+    # An auction settles with one "outcome" event; winner None when passed, cursed or tied.
+    outcomes = [ev for ev in game.record if ev.get("type") == "outcome"]
+    return {"turns": game.turn, "auctions": len(outcomes), "unwon": sum(ev["winner"] is None for ev in outcomes)}
+
+
+SPEC = register(GameSpec(
+    id="dragonstones", title="Fist of Dragonstones", raw_env=raw_env, env=env, engine=Game, replay=replay,
+    decode=decode, default_bot="heuristic", gym_id="Dragonstones-v0", default_players=4,
+    action_table=actions.layout_table, observation_table=observation.layout_table,
+    zoo=("value", "aggressor", "miser", "collector"), figures=figures,
+    stall="share of auctions nobody wins (passed, cursed, or tied with no tie-break winner)",
+))
+
+__all__ = ["SPEC", "Game", "decode", "env", "figures", "raw_env", "replay"]
