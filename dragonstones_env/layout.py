@@ -6,6 +6,7 @@ which axis, if any, is indexed by seat relative to the viewer, and a one-line me
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -154,8 +155,6 @@ def signature(game: str, layout: dict[str, Piece], num_actions: int) -> str:
 
     Checkpoints store it, so that a policy trained for one layout is refused by another.
     """
-    import hashlib
-
     text = game + "|" + ";".join(f"{p.name}:{p.shape}" for p in layout.values()) + f"|{num_actions}"
     return f"{game}:{hashlib.sha1(text.encode()).hexdigest()[:12]}"
 

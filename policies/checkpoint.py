@@ -157,7 +157,7 @@ class CheckpointPolicy:
     @classmethod
     def from_sb3(cls, model: Any, **kwargs: Any) -> CheckpointPolicy:
         """The actor of a Stable-Baselines3 (Maskable)PPO ``MlpPolicy``."""
-        import torch
+        import torch  # only to read an SB3 model; playing needs numpy only
 
         policy = model.policy
         layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]

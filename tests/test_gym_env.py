@@ -33,18 +33,6 @@ def test_registered_and_made_by_id():
     assert 0 <= info["seat"] < 3
 
 
-def test_gymnasium_check_env_passes():
-    from gymnasium.utils.env_checker import check_env
-
-    check_env(make_gym("dragonstones", num_players=4), skip_render_check=True)
-
-
-def test_sb3_check_env_passes():
-    from stable_baselines3.common.env_checker import check_env
-
-    check_env(make_gym("dragonstones", num_players=4), warn=True)
-
-
 @pytest.mark.parametrize("n", [3, 4, 6])
 def test_episodes_end_with_the_learners_zero_sum_reward(n):
     rng = np.random.default_rng(n)
@@ -174,14 +162,3 @@ def test_a_lineup_sampler_is_asked_every_episode():
         assert len(e.seat_policies) == e.num_players
     assert Sampler.calls == 5
 
-
-def test_drachenschatten_gym_id_passes_the_checkers():
-    from gymnasium.utils.env_checker import check_env
-    from stable_baselines3.common.env_checker import check_env as sb3_check_env
-
-    e = gym.make("DrachenSchatten-v0", num_players=2, opponents="ds-heuristic")
-    check_env(e.unwrapped, skip_render_check=True)
-    sb3_check_env(e.unwrapped, warn=True)
-    rng = np.random.default_rng(0)
-    total, _, _ = run_episode(e.unwrapped, rng, seed=3)
-    assert total in (-1.0, 0.0, 1.0)

@@ -6,8 +6,8 @@ final engine state, of 120 games -- Fist of Dragonstones at 3, 4 and 6 players (
 (``ds-heuristic`` and ``random``), 20 seeds each. ``tests/test_golden_streams.py`` replays every
 stream with the same policies and seeds and demands identical actions and final state.
 
-Only the public API is used (``dragonstones_env.env``, ``dragonstones_env.drachenschatten.env``,
-``policies.load_policy``), so the file survives moves inside the packages.
+Games are made through the game registry (``dragonstones_env.games``) and seated with
+``policies.load_policy``.
 
     python -m tools.golden_streams                       # re-record every game
     python -m tools.golden_streams --game drachenschatten  # every game of one game family
@@ -27,6 +27,9 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from dragonstones_env import games
+from policies import load_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "streams.json.gz"
@@ -49,11 +52,7 @@ def lineup(game: str, players: int, seed: int) -> list[str]:
 
 
 def make_env(game: str, players: int) -> Any:
-    if game == "dragonstones":
-        from dragonstones_env import env
-    else:
-        from dragonstones_env.drachenschatten import env
-    return env(num_players=players)
+    return games.get(game).env(num_players=players)
 
 
 def digest(value: Any) -> str:
@@ -62,8 +61,6 @@ def digest(value: Any) -> str:
 
 def play(game: str, players: int, seed: int) -> dict[str, Any]:
     """One game: the line-up's policies, seeded from the game's seed and the seat."""
-    from policies import load_policy
-
     names = lineup(game, players, seed)
     policies = [load_policy(spec, seed=1000 * seed + i) for i, spec in enumerate(names)]
     e = make_env(game, players)

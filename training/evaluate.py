@@ -139,7 +139,6 @@ class _Player:
         self.cache: dict[str, list[Any]] = {spec: [p] for spec, p in (preloaded or {}).items()}
 
     def _load(self, spec: str, seed: int | None) -> Any:
-        from policies import load_policy
 
         policy = load_policy(spec, seed=seed, deterministic=self.deterministic)
         if "torch" in sys.modules:  # several processes share few cores: one thread each
@@ -213,7 +212,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
 
     Returns each table's game records in game order: the order tasks finish in never shows.
     """
-    from tqdm import tqdm
+    from tqdm import tqdm  # the train extra: evaluation imports it only when it shows progress
 
     out: dict[int, list[dict[str, Any]]] = {table: [] for table, _ in tasks}
     total = sum(len(chunk) for _, chunk in tasks)
@@ -237,7 +236,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
 # ---------------------------------------------------------------------------- statistics
 def summarize(records: Sequence[dict[str, Any]], specs: Sequence[str]) -> list[dict[str, Any]]:
     """Per distinct spec: games, wins, win rate and interval, mean reward, OpenSkill rating; best first."""
-    from openskill.models import PlackettLuce
+    from openskill.models import PlackettLuce  # the train extra, needed only for ratings
 
     distinct = list(dict.fromkeys(specs))
     model = PlackettLuce()
@@ -590,7 +589,7 @@ def write_outputs(summary: dict[str, Any], out: str | Path, run_dir: str | Path 
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # the train extra, slow to import: only for figures
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -747,7 +746,7 @@ def write_panel(result: dict[str, Any], out: str | Path) -> list[Path]:
 
 def plot_panel(result: dict[str, Any], players: int, path: str | Path) -> None:
     """Heat map of one table size: rows opponents, columns k, colour and text the ratio to parity."""
-    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.colors import TwoSlopeNorm  # the train extra: only for figures
 
     plt = _pyplot()
     rows = [r for r in result["mixes"] if r["players"] == players]

@@ -32,6 +32,7 @@ from play.league import League, publish_latest
 from policies import PolicyError, load_policy, zoo
 from policies.checkpoint import CheckpointPolicy, save_checkpoint
 
+from . import envs  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import panel, panel_opponents, robustness, worst_mix
 
@@ -46,7 +47,7 @@ def git_commit() -> str | None:
 
 
 def machine() -> dict[str, Any]:
-    import torch
+    import torch  # the optional train extra, seconds to import
 
     return {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
             "torch": torch.__version__}
@@ -156,8 +157,6 @@ def main(argv: list[str] | None = None) -> int:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from .envs import make_vec_env
-
     torch.set_num_threads(cfg.torch_threads)
     run_dir = Path(cfg.runs_dir) / cfg.run_name
     snapshot_dir = run_dir / "snapshots"
@@ -175,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, make_vec_env, MaskablePPO)
+        venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, envs.make_vec_env, MaskablePPO)
     except BaseException:
         # A run that fails to start must not block the same command ("exists: use --resume"
         # while --resume finds no checkpoint): remove the folder it made.

@@ -23,6 +23,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import platform
 import shutil
 import sys
 import time
@@ -173,6 +175,8 @@ def make_env(env_ctx: Any) -> Any:
 
 def build_config(cfg: RLlibConfig) -> Any:
     """The RLlib ``PPOConfig`` of a run."""
+    # Ray and torch: the optional rllib extra, imported only by what runs RLlib (docs and tests import
+    # this module without them)
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -222,7 +226,7 @@ def build_config(cfg: RLlibConfig) -> Any:
 
 
 def init_ray(cfg: RLlibConfig) -> None:
-    import ray
+    import ray  # the optional rllib extra
 
     if ray.is_initialized():
         return
@@ -238,7 +242,7 @@ def init_ray(cfg: RLlibConfig) -> None:
 
 def check_resources(cfg: RLlibConfig) -> str | None:
     """Why the actors would wait forever for CPUs/GPUs the Ray cluster does not have, or None."""
-    import ray
+    import ray  # the optional rllib extra
 
     r = cfg.ray
     have = ray.cluster_resources()
@@ -253,7 +257,7 @@ def check_resources(cfg: RLlibConfig) -> str | None:
 
 def current_weights(algo: Any) -> list[tuple[Any, Any]]:
     """The learner's actor weights, in ``policy.npz``'s convention (also with remote Learners)."""
-    from .rllib_module import actor_weights_from_state
+    from .rllib_module import actor_weights_from_state  # imports torch and ray (the rllib extra)
 
     return actor_weights_from_state(algo.learner_group.get_weights([MODULE_ID])[MODULE_ID])
 
@@ -288,9 +292,7 @@ def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int
 
 
 def machine() -> dict[str, Any]:
-    import os
-    import platform
-
+    # the optional rllib extra
     import ray
     import torch
 
@@ -347,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
             return 2
 
-    import torch
+    import torch  # the optional rllib extra, seconds to import: after the config checks
 
     torch.set_num_threads(cfg.torch_threads)
     init_ray(cfg)

@@ -60,13 +60,15 @@ STANDARD: tuple[str, ...] = tuple(c.name for c in CHARACTERS if c.standard)
 SPECIAL_DECK: tuple[str, ...] = tuple(c.name for c in CHARACTERS if not c.standard for _ in range(c.copies))
 CARDS_PER_TURN = len(STANDARD) + 2  # F7, F8: ten characters a turn
 
-# The box has three blank cards for players' own characters: the layouts reserve slots for
-# custom characters after the real ones (padded like absent seats), so that adding one
-# needs no new observation or action layout.
-RESERVED_CHARACTER_SLOTS = 4
+# The box has three blank cards for players' own characters: layout v1 has a fixed number of
+# character slots, the real characters first and "custom_*" padding after them (padded like
+# absent seats), so that appending a character above fills a slot and needs no new observation
+# or action layout (docs/adding-a-game.md).
+NUM_CHARACTER_SLOTS = 32  # layout v1: the 28 characters of the box + 4 free slots
+RESERVED_CHARACTER_SLOTS = NUM_CHARACTER_SLOTS - len(CHARACTER_NAMES)  # slots still free
+assert RESERVED_CHARACTER_SLOTS >= 0, "more characters than layout v1 has slots"
 CHARACTER_SLOTS: tuple[str, ...] = CHARACTER_NAMES + tuple(
     f"custom_{i + 1}" for i in range(RESERVED_CHARACTER_SLOTS)
 )
-NUM_CHARACTER_SLOTS = len(CHARACTER_SLOTS)
 
 assert len(STANDARD) == 8 and len(SPECIAL_DECK) == 25  # F5

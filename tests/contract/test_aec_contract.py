@@ -1,0 +1,186 @@
+"""The AEC contract, for every registered game (see conftest.py)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from tests.aec_support import random_step
+
+
+def test_pettingzoo_api_test(spec, n):
+    api_test(spec.env(num_players=n), num_cycles=300)
+
+
+def test_pettingzoo_seed_test(spec, n):
+    seed_test(lambda: spec.env(num_players=n), num_cycles=300)
+
+
+def test_the_spec_matches_its_env(spec):
+    raw = spec.raw_env
+    assert spec.env(num_players=spec.default_players).metadata["name"] == spec.name == raw.metadata["name"]
+    assert spec.layout.startswith(spec.name + ":")
+    assert spec.default_players in spec.players
+    assert spec.options["num_players"] == spec.default_players
+    with pytest.raises(ValueError, match="num_players"):
+        raw(num_players=spec.players.stop)
+    with pytest.raises(ValueError, match="num_players"):
+        raw(num_players=spec.players.start - 1)
+    with pytest.raises(ValueError, match="bogus"):
+        raw(bogus=1)
+
+
+def test_agents_and_spaces_are_shared_by_every_table_size(spec, sizes):
+    envs = [spec.env(num_players=n) for n in sizes]
+    for e, n in zip(envs, sizes, strict=True):
+        e.reset(seed=0)
+        assert e.agents == [f"player_{i}" for i in range(n)]
+    first, last = envs[0], envs[-1]
+    assert first.action_space("player_0") == last.action_space(f"player_{sizes[-1] - 1}")
+    assert first.observation_space("player_0") == last.observation_space(f"player_{sizes[-1] - 1}")
+    assert first.action_space("player_0").n == spec.raw_env.NUM_ACTIONS
+    assert first.observation_space("player_0")["observation"].shape == (spec.raw_env.OBS_SIZE,)
+    spans = sorted((s.start, s.stop) for s in first.unwrapped.observation_layout().values())
+    assert spans[0][0] == 0 and spans[-1][1] == spec.raw_env.OBS_SIZE
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))  # every float named once
+
+
+def test_observations_stay_inside_the_space_and_only_the_agent_to_act_has_legal_actions(spec, sizes):
+    rng = np.random.default_rng(7)
+    for game in range(12):
+        n = sizes[game % len(sizes)]
+        e = spec.env(num_players=n)
+        e.reset(seed=game)
+        raw = e.unwrapped
+        space = e.observation_space("player_0")
+        for agent in e.agent_iter():
+            obs = e.observe(agent)
+            assert obs["observation"].dtype == np.float32 and obs["action_mask"].dtype == np.int8
+            assert space.contains(obs), f"game {game}: observation outside its space"
+            d = raw.game.decision
+            if d is not None and agent == e.agent_selection:
+                acts = np.flatnonzero(obs["action_mask"])
+                assert len(acts) > 0
+                for a in acts[:50]:  # every allowed action is a legal option of the engine
+                    assert raw.game.is_legal(raw._decode(int(a), d.player))
+                for other in e.agents:
+                    if other != agent:
+                        assert not e.observe(other)["action_mask"].any()
+            random_step(e, rng)
+
+
+def test_same_seed_and_actions_give_the_same_game_byte_for_byte(spec):
+    def run():
+        e = spec.env(num_players=spec.default_players)
+        e.reset(seed=123)
+        rng = np.random.default_rng(5)
+        while not e.unwrapped.game.over:
+            random_step(e, rng)
+        return json.dumps(e.unwrapped.state_dict(), sort_keys=True), json.dumps(e.unwrapped.game.record)
+
+    assert run() == run()
+
+
+def test_the_record_replays_to_the_same_state(spec):
+    rng = np.random.default_rng(2)
+    e = spec.env(num_players=spec.players[-1])
+    e.reset(seed=4)
+    while not e.unwrapped.game.over:
+        random_step(e, rng)
+    game = e.unwrapped.game
+    again = spec.replay(json.loads(json.dumps(game.record)))
+    assert again.state_dict() == game.state_dict()
+    assert list(again.winners) == list(game.winners)
+    assert all(event.get(type(game).record_key) for event in game.record)  # every event names its kind
+
+
+def test_deepcopy_continues_identically(spec):
+    def game_at(steps: int):
+        rng = np.random.default_rng(9)
+        e = spec.env(num_players=spec.players[-1])
+        e.reset(seed=21)
+        while steps and not e.unwrapped.game.over:
+            random_step(e, rng)
+            steps -= 1
+        return e, steps
+
+    _, left = game_at(50)
+    e, _ = game_at(min(25, (50 - left) // 2))  # copied halfway through a short game, after 25 steps of a long one
+    twin = copy.deepcopy(e)
+    ra, rb = np.random.default_rng(4), np.random.default_rng(4)
+    while not e.unwrapped.game.over:
+        assert e.agent_selection == twin.agent_selection
+        for agent in e.agents:
+            oa, ob = e.observe(agent), twin.observe(agent)
+            assert np.array_equal(oa["observation"], ob["observation"])
+            assert np.array_equal(oa["action_mask"], ob["action_mask"])
+        random_step(e, ra)
+        random_step(twin, rb)
+    assert e.unwrapped.game.record == twin.unwrapped.game.record
+    assert e.unwrapped.state_dict() == twin.unwrapped.state_dict()
+
+
+def test_illegal_actions_raise_name_the_agent_and_change_nothing(spec):
+    e = spec.env(num_players=spec.default_players)
+    e.reset(seed=0)
+    raw = e.unwrapped
+    agent = e.agent_selection
+    before = json.dumps(raw.state_dict(), sort_keys=True)
+    record = len(raw.game.record)
+    illegal = int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0])
+    for bad in (illegal, -1, spec.raw_env.NUM_ACTIONS, 2.5, True, None, "3"):
+        with pytest.raises(ValueError, match=agent):
+            e.step(bad)
+        assert json.dumps(raw.state_dict(), sort_keys=True) == before
+        assert len(raw.game.record) == record and e.agent_selection == agent
+    random_step(e, np.random.default_rng(0))  # the game goes on
+
+
+def test_penalize_mode_ends_the_game_with_minus_one_for_the_offender(spec):
+    e = spec.env(num_players=spec.default_players, illegal_action="penalize")
+    e.reset(seed=3)
+    offender = e.agent_selection
+    e.step(int(np.flatnonzero(e.observe(offender)["action_mask"] == 0)[0]))
+    assert all(e.terminations.values())
+    assert e.rewards == {a: (-1.0 if a == offender else 0.0) for a in e.agents}
+    assert "illegal_action" in e.infos[offender]
+    for agent in e.agent_iter():
+        assert not e.observe(agent)["action_mask"].any()
+        e.step(None)
+    assert e.agents == []
+
+
+def test_random_games_end_zero_sum_with_the_winners_rewarded(spec, sizes):
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        e = spec.env(num_players=n)
+        e.reset(seed=n)
+        totals = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            _, r, term, trunc, _ = e.last()
+            totals[agent] += r
+            if term or trunc:
+                e.step(None)
+            else:
+                e.step(int(rng.choice(np.flatnonzero(e.observe(agent)["action_mask"]))))
+        assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
+        winners = list(e.unwrapped.game.winners)
+        if 0 < len(winners) < n:
+            assert min(totals[f"player_{p}"] for p in winners) > max(
+                totals[a] for i, a in enumerate(e.possible_agents) if i not in winners)
+
+
+def test_state_dict_is_json(spec):
+    e = spec.env(num_players=spec.default_players)
+    e.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        if e.unwrapped.game.over:
+            break
+        assert json.loads(json.dumps(e.unwrapped.state_dict())) == e.unwrapped.state_dict()
+        random_step(e, rng)
