@@ -27,8 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dragonstones_env.core import same_game
+from policies import PolicyError, load_policy, zoo
+
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import panel, panel_opponents, robustness, worst_mix
+from .imitate import clone, collect
 
 
 def git_commit() -> str | None:
@@ -47,8 +51,10 @@ def machine() -> dict[str, Any]:
             "torch": torch.__version__}
 
 
-def env_kwargs(cfg: Config, opponents: Any) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"num_players": cfg.num_players, "opponents": opponents}
+def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"num_players": cfg.num_players}
+    if with_opponents:
+        kwargs["opponents"] = opponents
     if cfg.game == "dragonstones":
         kwargs["observation_mode"] = cfg.observation_mode
         kwargs["reward_shaping"] = cfg.reward_shaping
@@ -58,7 +64,6 @@ def env_kwargs(cfg: Config, opponents: Any) -> dict[str, Any]:
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
     """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
     from dragonstones_env.arena import seat_rotated_match
-    from policies import load_policy
     from policies.checkpoint import CheckpointPolicy
 
     if cfg.game == "drachenschatten":
@@ -94,6 +99,20 @@ def new_model(MaskablePPO: Any, venv: Any, p: PPO, seed: int, device: str = "cpu
     )
 
 
+def imitate(model: Any, cfg: Config) -> dict[str, Any]:
+    """Behaviour cloning of ``cfg.imitate.teacher`` into the new model (training/imitate.py)."""
+    im = cfg.imitate
+    opponents = im.opponents or [im.teacher, *zoo(cfg.game)]
+    started = time.time()
+    demos = collect(cfg.env, im.teacher, opponents, im.games, cfg.ppo.gamma, cfg.seed + 5_000, im.max_rows,
+                    **env_kwargs(cfg, None, with_opponents=False))
+    print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
+          f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
+    stats = clone(model, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, im.holdout, cfg.seed)
+    return {"teacher": im.teacher, "opponents": opponents, "decisions": len(demos), "games": demos.games,
+            "teacher_win_rate": demos.wins / demos.games, "seconds": round(time.time() - started, 1), **stats}
+
+
 def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ckpt_dir: Path,
            make_vec_env: Any, MaskablePPO: Any) -> tuple[Any, Any, dict[str, Any]]:
     """The environments, the model (new, resumed or fine-tuned) and the run state."""
@@ -113,6 +132,8 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
             print(f"fine-tuning from {args.finetune}")
             return venv, model, state
         model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
+        if cfg.imitate.teacher:
+            state["imitation"] = imitate(model, cfg)
         return venv, model, state
     except BaseException:
         venv.close()
@@ -147,8 +168,6 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-    from policies import PolicyError, zoo
-
     from .league import League, publish_latest
 
     lg = cfg.league
@@ -159,6 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     except (PolicyError, ValueError) as err:
         print(f"config error: league.pool: {err}", file=sys.stderr)
         return 2
+    for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
+        try:  # an unknown teacher, or one of another game, must stop the run before any training
+            game = getattr(load_policy(spec), "game", None)
+        except PolicyError as err:
+            print(f"config error: imitate: {err}", file=sys.stderr)
+            return 2
+        if game is not None and not same_game(game, cfg.env_name):
+            print(f"config error: imitate: {spec!r} plays {game}, not {cfg.env_name}", file=sys.stderr)
+            return 2
 
     # -- the rest needs the training stack; imported here so config errors are instant
     import torch
@@ -310,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "git_commit": git_commit(),
         "evaluation": final,
+        **({"imitation": state["imitation"]} if "imitation" in state else {}),
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
     }
     save_checkpoint(model, out_dir, card, env_name)
