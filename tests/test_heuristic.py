@@ -1,4 +1,5 @@
-"""The heuristic bot: its observation parser, legality, reproducibility, strength, and decisions."""
+"""The heuristic bot (``policies.bots.fist``): reading its observation, legality, reproducibility,
+strength, and decisions."""
 
 from __future__ import annotations
 
@@ -12,12 +13,17 @@ from dragonstones_env import env
 from dragonstones_env.arena import seat_rotated_match
 from dragonstones_env.cards import COLOURS
 from dragonstones_env.engine import Game
-from dragonstones_env.observation import Observer
+from dragonstones_env.observation import Observer, decode
 from policies import load_policy
-from policies.heuristic import HeuristicPolicy, parse
+from policies.bots.fist import HeuristicPolicy, read
 
 
 # ---------------------------------------------------------------------------- helpers
+def parse(obs: np.ndarray):
+    """The bot's table of an observation vector, as it reads it."""
+    return read(decode(obs))
+
+
 def observe(game: Game, seat: int, mode: str = "recall") -> dict[str, np.ndarray]:
     """The AEC observation dict of ``seat`` at the game's current decision, as the env builds it."""
     d = game.decision
