@@ -10,7 +10,7 @@ stones drawn.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,20 +20,26 @@ from dragonstones_env.cards import COLOURS
 from .table import Table
 from .values import BANK_GAINS, PAY_OR_TAKE, Values, pick
 
-if TYPE_CHECKING:  # the policy passes itself; only its values, generator and Rainbow Dragon memory are read
-    from .policy import HeuristicPolicy
 
-Chooser = Callable[["HeuristicPolicy", Table, list[tuple]], list[float]]
+@dataclass
+class Memory:
+    """What the bot remembers between decisions."""
+
+    rainbow_named: int | None = None  # the colour it named at its last Rainbow Dragon (F39)
 
 
-def choose(bot: HeuristicPolicy, t: Table, legal: np.ndarray) -> int:
-    """The best legal action of a non-bid decision."""
+# (values, table, options, memory) -> a score per option
+Chooser = Callable[[Values, Table, list[tuple], Memory], list[float]]
+
+
+def choose(values: Values, t: Table, legal: np.ndarray, rng: np.random.Generator, memory: Memory) -> int:
+    """The best legal action of a non-bid decision; equally good ones drawn with ``rng``."""
     options = [A.decode(int(a), 0, t.n) for a in legal]
     chooser = CHOOSERS.get(t.decision)
-    scores = [0.0] * len(options) if chooser is None else chooser(bot, t, options)
-    i = pick(scores, bot.rng)
+    scores = [0.0] * len(options) if chooser is None else chooser(values, t, options, memory)
+    i = pick(scores, rng)
     if t.decision == "rainbow_colour":  # remembered for the draws that follow (F39)
-        bot.rainbow_named = COLOURS.index(options[i][1])
+        memory.rainbow_named = COLOURS.index(options[i][1])
     return int(legal[i])
 
 
@@ -43,15 +49,15 @@ def _yes_if(yes: bool, options: list[tuple], word: str = "yes") -> list[float]:
 
 
 # ---------------------------------------------------------------------------- paying for points
-def _pay_or_take(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _pay_or_take(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F15, F40: a payment by the position it leaves; taking by the coins."""
-    v, me, card = bot.values, t.me, t.card
+    me, card = t.me, t.card
+    before = v.worth(me.score, me.stones)
+    points = PAY_OR_TAKE[card].points if card in PAY_OR_TAKE else 1  # else the Apprentice's point (F40)
     out = []
     for option in options:
-        before = v.worth(me.score, me.stones)
         if option[0] == "pay":
             pay = option[1:]
-            points = PAY_OR_TAKE[card].points if card in PAY_OR_TAKE else 1
             rest = (me.stones[0] - pay[0], me.stones[1] - pay[1], me.stones[2] - pay[2])
             out.append(v.worth(me.score + points, rest) - before)
         else:
@@ -59,18 +65,18 @@ def _pay_or_take(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[f
     return out
 
 
-def _necromancer(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _necromancer(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F37: pay the coins bid for a point when the point is worth the fairy gold lost for good."""
-    v, me = bot.values, t.me
+    me = t.me
     slot = max(0, t.auctions_held - 1)
     fairy = min(t.my_bid(slot)["fairy"], me.fairy_spent)
     point = v.worth(me.score + 1, me.stones) - v.worth(me.score, me.stones)
     return _yes_if(point > v.p.fairy * fairy, options)
 
 
-def _doppelganger(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _doppelganger(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F28: play it when a second use of the power is worth more than keeping it."""
-    v, card, me = bot.values, t.card, t.me
+    card, me = t.card, t.me
     if card is None:
         return _yes_if(False, options)
     first = v.gain(card, me, t)
@@ -103,9 +109,9 @@ def _second_scoring(v: Values, card: str, t: Table) -> float:
 
 
 # ---------------------------------------------------------------------------- taking from others
-def _thief(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _thief(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F23: the stone it needs most, from the victim whose loss counts most."""
-    v, me = bot.values, t.me
+    me = t.me
     out = []
     for _, rel, what in options:
         victim = t.seats[rel]
@@ -120,9 +126,8 @@ def _thief(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
     return out
 
 
-def _brigand(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _brigand(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F27: the richest in common gold and silver, the leaders' loss weighted up."""
-    v = bot.values
     out = []
     for option in options:
         s = t.seats[option[1]]
@@ -131,21 +136,21 @@ def _brigand(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float
     return out
 
 
-def _troll(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _troll(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F41: the colour whose loss hurts the others most and the bot least."""
-    return [bot.values.troll(t, t.me, COLOURS.index(o[1])) for o in options]
+    return [v.troll(t, t.me, COLOURS.index(o[1])) for o in options]
 
 
 # ---------------------------------------------------------------------------- stones
-def _ancient_dragon(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _ancient_dragon(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F26: the colour it needs most."""
     me = t.me
-    return [bot.values.stone_gain(me.score, me.stones, COLOURS.index(o[1])) for o in options]
+    return [v.stone_gain(me.score, me.stones, COLOURS.index(o[1])) for o in options]
 
 
-def _rainbow_colour(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _rainbow_colour(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F39: the name that makes one draw worth most (the other colours' stones, weighted)."""
-    v, me, bs = bot.values, t.me, t.bank_stones
+    me, bs = t.me, t.bank_stones
     total = sum(bs)
 
     def one_draw(named: int) -> float:
@@ -154,13 +159,13 @@ def _rainbow_colour(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> lis
     return [one_draw(COLOURS.index(o[1])) for o in options]
 
 
-def _rainbow_continue(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _rainbow_continue(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F39: draw again while the expected stone is worth more than the risk to the stones drawn."""
-    v, me, bs, pend = bot.values, t.me, t.bank_stones, t.pending
+    me, bs, pend = t.me, t.bank_stones, t.pending
     total = sum(bs)
     go = False
     if total:
-        named = bot.rainbow_named
+        named = memory.rainbow_named
         if named is None or pend[named] > 0:  # not remembered: the likeliest named colour that was not drawn
             candidates = [c for c in range(3) if pend[c] == 0] or [0]
             named = max(candidates, key=lambda c: bs[c])
@@ -172,22 +177,21 @@ def _rainbow_continue(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> l
     return _yes_if(go, options, "draw")
 
 
-def _merchant(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _merchant(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F36: the next purchase of the greedy plan, or stop when it buys nothing more."""
-    plan = bot.values.merchant_plan(t.me, t, buy=True)
+    plan = v.merchant_plan(t.me, t, buy=True)
     return [float(plan is not None and o[0] == "buy" and (COLOURS.index(o[1]), o[2]) == plan)
             + 0.5 * (plan is None and o[0] == "stop") for o in options]
 
 
 # ---------------------------------------------------------------------------- characters through others
-def _ghost(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _ghost(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F31: the character whose power is worth most now."""
-    return [bot.values.gain(o[1], t.me, t, 1) for o in options]
+    return [v.gain(o[1], t.me, t, 1) for o in options]
 
 
-def _imp(bot: HeuristicPolicy, t: Table, options: list[tuple]) -> list[float]:
+def _imp(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
     """F35: the pick also leaves the turn, so what it denies counts too."""
-    v = bot.values
     return [v.gain(o[1], t.me, t, 1) + v.p.denial * v.threat(o[1], t, 1) for o in options]
 
 

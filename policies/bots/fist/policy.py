@@ -29,7 +29,7 @@ class HeuristicPolicy:
         self.params = params
         self.values = Values(params)
         self.fallbacks = 0  # times a computed action was masked and a legal one was used instead
-        self.rainbow_named: int | None = None  # the colour it named at its last Rainbow Dragon (F39)
+        self.memory = choices.Memory()
 
     def __repr__(self) -> str:
         return f"HeuristicPolicy(seed={self.seed})"
@@ -44,7 +44,7 @@ class HeuristicPolicy:
         elif t.decision == "tiebreak":
             action = A.encode(bidding.tiebreak(self.values, t, self.rng), 0, t.n)
         else:
-            action = choices.choose(self, t, self._legal(mask))
+            action = choices.choose(self.values, t, self._legal(mask), self.rng, self.memory)
         if not (0 <= action < len(mask)) or not mask[action]:
             self.fallbacks += 1
             legal = self._legal(mask)
