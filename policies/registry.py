@@ -13,7 +13,7 @@ import numpy as np
 from dragonstones_env.drachenschatten.env import raw_env as _ds_env
 from dragonstones_env.env import raw_env as _fist_env
 
-from .bots import BOTS as ZOO_BOTS
+from .bots import BOTS
 
 HERE = Path(__file__).resolve().parent
 CARD_FILE = "card.json"
@@ -68,23 +68,9 @@ class RandomPolicy:
         return f"RandomPolicy(seed={self.seed})"
 
 
-def _heuristic(seed: int | None) -> Policy:
-    from .heuristic import HeuristicPolicy
-
-    return HeuristicPolicy(seed=seed)
-
-
-def _ds_heuristic(seed: int | None) -> Policy:
-    from .ds_heuristic import DrachenSchattenHeuristic
-
-    return DrachenSchattenHeuristic(seed=seed)
-
-
 BUILTIN: dict[str, Callable[[int | None], Policy]] = {
     "random": lambda seed: RandomPolicy(seed),
-    "heuristic": _heuristic,
-    "ds-heuristic": _ds_heuristic,
-    **ZOO_BOTS,
+    **BOTS,  # the rule-based bots (policies/bots): heuristic, ds-heuristic, the zoo
 }
 # The zoo: rule-based bots of distinct styles, by game, for panels that mix them (issue #10).
 ZOO: dict[str, tuple[str, ...]] = {"dragonstones": ("value", "aggressor", "miser", "collector"), "drachenschatten": ()}
