@@ -15,10 +15,8 @@ import numpy as np
 from dragonstones_env import games
 
 from .base import Policy, PolicyError, RandomPolicy
-from .bots import BOTS as ZOO_BOTS
+from .bots import BOTS
 from .checkpoint import CARD_FILE, MODEL_FILE, POLICY_FILE, expected_layout, game_spaces, load_checkpoint, read_card
-from .ds_heuristic import DrachenSchattenHeuristic
-from .heuristic import HeuristicPolicy
 
 HERE = Path(__file__).resolve().parent
 # Names other modules and older code import from here; the file format's names live in .checkpoint.
@@ -28,9 +26,7 @@ __all__ = ["BUILTIN", "CARD_FILE", "MODEL_FILE", "POLICY_FILE", "ZOO", "Policy",
 
 BUILTIN: dict[str, Callable[[int | None], Policy]] = {
     "random": lambda seed: RandomPolicy(seed),
-    "heuristic": lambda seed: HeuristicPolicy(seed=seed),
-    "ds-heuristic": lambda seed: DrachenSchattenHeuristic(seed=seed),
-    **ZOO_BOTS,
+    **BOTS,  # the rule-based bots (policies/bots): heuristic, ds-heuristic, the zoo
 }
 
 

@@ -222,12 +222,35 @@ def test_random_games_end_zero_sum_as_specified():
 
 
 def test_everybody_wins_gives_zero_to_all():
-    # D7: the last card is a treasure; after it both players hold 2 cards: both win.
+    # D7: the last card is a treasure; after it both players hold 2 cards; the turn ends: both win.
     e = arranged(2, {0: ["treasure"]}, [["key restore"], ["gem trade", "torch view-1"]], filler=False)
     act(e, ("turn_over", 0))
+    act(e, ("end_turn",))
     g = e.unwrapped.game
     assert g.over and g.end_reason == "stacks_empty" and g.winners == [0, 1]
     assert final_rewards(e) == {"player_0": 0.0, "player_1": 0.0}
+
+
+def test_d7_end_phase_masks_observations_and_rewards():
+    # D7: after the last turn-over the same agent acts on; its mask holds only objects that need no
+    # stack (D3) and end_turn; the game and the rewards come when the turn ends (D7 scored).
+    e = arranged(2, {8: ["treasure"]}, [["magic wand steal", "torch view-1", "boots turn-over"],
+                                         [("shield protect-dragon", False), "key restore"]], filler=False)
+    act(e, ("turn_over", 8))
+    raw = e.unwrapped
+    assert e.agent_selection == "player_0" and not any(raw.terminations.values())
+    obs = e.observe("player_0")
+    assert obs["observation"].shape == (OBS_SIZE,) and raw.observation_space("player_0").contains(obs)
+    legal = set(np.flatnonzero(obs["action_mask"]).tolist())
+    steal = ("use", T["magic wand steal"], 1, T["shield protect-dragon"])
+    assert legal == {A.encode(("end_turn",), 0, 2), A.encode(steal, 0, 2)}  # no torch, no boots (D7)
+    assert legal == {A.encode(o, 0, 2) for o in raw.game.legal_options()}
+    assert view(obs["observation"], "stacks").sum() == 0
+    act(e, steal)
+    assert e.agent_selection == "player_0" and not raw.game.over
+    act(e, ("end_turn",))
+    assert raw.game.over and raw.game.winners == [0] and raw.infos["player_0"]["end_reason"] == "stacks_empty"
+    assert final_rewards(e) == {"player_0": 1.0, "player_1": -1.0}
 
 
 def test_shared_win_of_a_trade_splits_the_reward():

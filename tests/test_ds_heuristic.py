@@ -1,4 +1,4 @@
-"""The rule-based DrachenSchatten bot (``policies.ds_heuristic``): legality, seeding, strength, decisions."""
+"""The rule-based DrachenSchatten bot (``policies.bots.drachenschatten``): legality, seeding, strength, decisions."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from dragonstones_env import drachenschatten
 from dragonstones_env.games.drachenschatten import TYPE_INDEX as T
 from dragonstones_env.games.drachenschatten import actions as A
-from dragonstones_env.games.drachenschatten.observation import view
+from dragonstones_env.games.drachenschatten.observation import decode, view
 from play.arena import seat_rotated_match
 from policies import load_policy
-from policies.ds_heuristic import DrachenSchattenHeuristic, parse
+from policies.bots.drachenschatten import DrachenSchattenHeuristic, read
 from tests.aec_support import act_ds, arranged_ds
 
 # ---------------------------------------------------------------- helpers
@@ -92,11 +92,11 @@ def test_beats_random_heads_up():
     assert result["rate"] > 0.6, result  # about 0.8 over 1,000 games
 
 
-def test_parse_reads_the_table():
+def test_read_gives_the_table():
     e = arranged(3, {8: ["dragon"], 0: ["gem trade"]},
                  [["key restore", ("shield protect-dragon", False), "treasure"], [], [("torch view-1", False)]],
                  current=0)
-    tab = parse(e.observe("player_0")["observation"])
+    tab = read(decode(e.observe("player_0")["observation"]))
     assert tab.n == 3 and tab.decision == "turn" and not tab.turned_over
     assert tab.ready[0][T["key restore"]] == 1 and tab.other[0][T["shield protect-dragon"]] == 1
     assert tab.other[0][T["treasure"]] == 1 and tab.other[2][T["torch view-1"]] == 1

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from dragonstones_env.core import Decision, IllegalOptionError
+from dragonstones_env.core import Decision, IllegalOptionError, ReplayError
 from dragonstones_env.games.drachenschatten import (
     CARD_TYPE_OF_ID,
     CARDS,
@@ -387,27 +387,195 @@ def test_d6_double_win_by_trade():
 
 
 # ---------------------------------------------------------------- D7 end
+#
+# D7: when every stack is empty, the most cards win (ties: all win). The end is not immediate: the
+# player who turned over the last card resolves its battle and may still use ready objects that
+# need no stack (D3 "before and/or after" the turn-over) until he ends his turn or loses a battle
+# (D5); a D6 win in that time ends the game at once; then D7 is scored.
+
+NO_STACK_ACTIONS = ("trade", "steal", "destroy", "decay", "restore")  # D4 actions that need no stack
 
 
-def test_d7_empty_stacks_tie():
-    g = DrachenSchattenGame(3, seed=0)
-    st = [[] for _ in range(16)]
-    st[8] = [SHIELD]
-    g.arrange(st, [[TORCH1], [BOOTS, GEM], [KEY, TREASURE]], 0)
+def last_card(n: int, card: int, colls: list, current: int = 0, stack: int = 8) -> DrachenSchattenGame:
+    """A game arranged with ``card`` as the only card left (on ``stack``): the next turn-over is the last."""
+    g = DrachenSchattenGame(n, seed=0)
+    st: list[list] = [[] for _ in range(16)]
+    st[stack] = [card]
+    g.arrange(st, colls, current)
+    return g
+
+
+def needs_no_stack(opt: tuple) -> bool:
+    return opt == ("end_turn",) or (opt[0] == "use" and CARDS[opt[1]].action in NO_STACK_ACTIONS)
+
+
+def test_d7_a_last_card_then_end_turn_scores_d7():
+    # D7 (a): after the last turn-over the game goes on until the player ends his turn.
+    g = last_card(3, SHIELD, [[TORCH1], [BOOTS, GEM], [KEY, TREASURE]])
     g.apply(("turn_over", 8))
-    assert g.over and g.end_reason == "stacks_empty" and g.winners == [0, 1, 2]
     assert g.state_dict()["stacks"] == [0] * 16
+    assert not g.over and g.decision == Decision("turn", 0) and g.end_reason is None
+    assert g.legal_options() == [("end_turn",)]  # D7: the torch needs a stack; nothing else is ready
+    g.apply(("end_turn",))
+    assert g.over and g.end_reason == "stacks_empty" and g.winners == [0, 1, 2] and g.decision is None
+    assert g.record[-1] == {"event": "end", "reason": "stacks_empty", "winners": [0, 1, 2]}
+    assert g.turn == 1  # D7 is scored when the turn ends: no next turn starts
+    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
 
 
-def test_d7_most_cards_wins_after_last_battle():
-    g = DrachenSchattenGame(2, seed=0)
-    st = [[] for _ in range(16)]
-    st[8] = [DRAGON]
-    g.arrange(st, [[SHIELD, HELMET], [BOOTS, GEM]], 0)
+def test_d7_a_most_cards_wins_after_last_battle():
+    g = last_card(2, DRAGON, [[SHIELD, HELMET], [BOOTS, GEM]])
     g.apply(("turn_over", 8))
-    assert g.decision.kind == "protect"  # the battle comes first
+    assert g.decision.kind == "protect"  # D5/D7: the battle of the last card is resolved first
     g.apply(("protect", SHIELD))
+    assert not g.over and g.decision == Decision("turn", 0)
+    g.apply(("end_turn",))
     assert g.over and g.winners == [0] and g.end_reason == "stacks_empty"
+
+
+@pytest.mark.parametrize("use, winners, p1_left", [
+    (("use", STEAL, 1, SHIELD), [0], 2),  # steal: 4 cards to 2
+    (("use", BOOK, 1, SHIELD), [0], 2),  # destroy: 3 cards to 2
+    (("use", GEM, GEM, 1, SHIELD), [0, 1], 3),  # trade: 3 cards each, both win
+])
+def test_d7_b_objects_that_need_no_stack_count_before_d7(use, winners, p1_left):
+    # D7 (b) / D3: after the last turn-over, ready objects that need no stack may still be used;
+    # D7 counts the cards once the turn ends. Without the use both hold 3 cards: both would win.
+    p0 = {STEAL: [STEAL], BOOK: [BOOK], GEM: [GEM]}[use[1]]
+    g = last_card(2, TREASURE, [[*p0, (BOOTS, False)], [(SHIELD, False), (HELMET, False), KEY]])
+    g.apply(("turn_over", 8))
+    assert not g.over and use in g.legal_options()
+    g.apply(use)
+    assert not g.over and g.decision == Decision("turn", 0)
+    g.apply(("end_turn",))
+    assert g.over and g.end_reason == "stacks_empty" and g.winners == winners
+    assert g.state_dict()["players"][1]["cards"] == p1_left
+    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+
+
+def test_d7_b_decay_and_restore_after_the_last_card():
+    # D7/D4: a decay makes the others forfeit (their decisions, in the end phase), a key restores;
+    # then the turn ends and D7 counts the cards.
+    g = last_card(3, TREASURE, [[WAND_DECAY, KEY, (SHIELD, False)],
+                                [(HELMET, False), (GEM, False), TREASURE],
+                                [(BOOTS, False), TORCH1]])
+    g.apply(("turn_over", 8))
+    g.apply(("use", KEY, SHIELD))  # restoring needs no stack
+    g.apply(("use", WAND_DECAY))
+    assert g.decision == Decision("forfeit", 1, "magic wand decay")
+    g.apply(("forfeit", GEM))  # seat 2 has one used object only: its forfeit is automatic
+    assert g.decision == Decision("turn", 0) and not g.over
+    assert g.legal_options() == [("end_turn",)]  # a ready shield acts only in a battle (D5)
+    g.apply(("end_turn",))
+    assert g.over and g.end_reason == "stacks_empty" and g.winners == [0]  # 4 cards to 2 and 1
+    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+
+
+def test_d7_c_a_d6_win_after_the_last_card_ends_the_game_at_once():
+    # D7 (c) / D6: a steal completing seven kinds after the last turn-over wins at once, although
+    # the other player holds more cards (D7 would have made him the winner).
+    six = [STEAL, TORCH1, SWORD_DRAGON, GEM, KEY, SHIELD]  # magic wand, torch, sword, gem, key, shield
+    p1 = [(HELMET, False), (SHIELD, False), (SHIELD, False), (KEY, False), (BOOTS, False), (GEM, False),
+          TREASURE, TREASURE, DRAGON, HYDRA]
+    g = last_card(2, TREASURE, [six, p1])
+    g.apply(("turn_over", 8))
+    assert not g.over  # 7 cards to 10: D7 is not scored yet
+    g.apply(("use", STEAL, 1, HELMET))
+    assert g.over and g.winners == [0] and g.end_reason == "seven_kinds" and g.decision is None
+    assert g.record[-1] == {"event": "end", "reason": "seven_kinds", "winners": [0]}
+    assert g.legal_options() == []
+
+
+def test_d7_c_a_d6_win_on_the_last_card_itself():
+    # D6 beats D7: the last card is the third beast, protected (auto-applied: one protector).
+    g = last_card(2, DRAGON, [[DRAGON, HYDRA, SHIELD], [BOOTS, GEM, KEY, TORCH1]])
+    g.apply(("turn_over", 8))
+    assert g.over and g.winners == [0] and g.end_reason == "three_beasts"
+
+
+def test_d7_d_a_lost_battle_on_the_last_card_scores_d7():
+    # D7 (d) / D5: with no ready protection the player loses the beast and his whole collection and
+    # his turn ends -- that is "loses a battle"; D7 is then scored at once.
+    g = last_card(2, DRAGON, [[GEM, TREASURE, TREASURE, (SHIELD, False), KEY], [BOOTS]])
+    g.apply(("turn_over", 8))
+    assert g.over and g.end_reason == "stacks_empty" and g.winners == [1]
+    assert g.record[-2]["event"] == "battle" and g.record[-2]["won"] is False
+    assert g.state_dict()["players"][0]["cards"] == 0 and g.turn == 1
+    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+
+
+def test_d7_d_a_lost_battle_on_a_last_card_turned_by_boots_ties_at_zero():
+    # D7/D5: the last card turned over by boots; the lost battle ends the turn; 0 cards each: all win.
+    g = last_card(2, HYDRA, [[BOOTS], []])
+    g.apply(("use", BOOTS, 8))
+    assert g.over and g.end_reason == "stacks_empty" and g.winners == [0, 1]
+
+
+def test_d7_e_after_the_last_card_nothing_that_needs_a_stack_is_offered():
+    # D7 (e): no turn-over, no torch, no boots or wand turn-over once every stack is empty.
+    p0 = [TORCH1, TORCH3, BOOTS, WAND_TURN, KEY, GEM, STEAL, (SHIELD, False)]
+    g = last_card(2, TREASURE, [p0, [(HELMET, False), (BOOTS, False)]])
+    before = g.legal_options()
+    assert ("use", TORCH1) in before and ("use", BOOTS, 8) in before  # while a card is left
+    g.apply(("turn_over", 8))
+    opts = g.legal_options()
+    assert opts and all(needs_no_stack(o) for o in opts) and opts[-1] == ("end_turn",)
+    assert {o[1] for o in opts if o[0] == "use"} == {KEY, GEM, STEAL}
+    for bad in (("use", TORCH1), ("use", TORCH3), ("use", BOOTS, 8), ("use", WAND_TURN, 8), ("turn_over", 8)):
+        assert not g.is_legal(bad)
+    with pytest.raises(IllegalOptionError, match="D7"):
+        g.apply(("use", TORCH1))
+    g.apply(("use", KEY, SHIELD))  # restoring is allowed; a restored turn-over object still has no stack
+    assert all(needs_no_stack(o) for o in g.legal_options())
+    g.apply(("end_turn",))
+    assert g.over and g.end_reason == "stacks_empty"
+
+
+def test_d7_e_last_card_turned_by_boots_before_the_mandatory_turn_over():
+    # D3/D7: boots took the last card before the mandatory turn-over, which can no longer be done:
+    # the player may still use objects that need no stack, and may end his turn.
+    g = last_card(2, SHIELD, [[BOOTS, STEAL], [(HELMET, False)]])
+    g.apply(("use", BOOTS, 8))
+    assert not g.over and not g.turned_over
+    assert g.legal_options() == [("use", STEAL, 1, HELMET), ("end_turn",)]
+    g.apply(("end_turn",))
+    assert g.over and g.end_reason == "stacks_empty" and g.winners == [0]
+
+
+def test_d7_arranged_empty_stacks_is_the_end_phase_of_the_current_turn():
+    g = DrachenSchattenGame(2, seed=0)
+    g.arrange([[] for _ in range(16)], [[GEM, (BOOTS, False)], [(SHIELD, False), TREASURE]], current_player=1)
+    assert not g.over and g.decision == Decision("turn", 1) and g.legal_options() == [("end_turn",)]
+    g.apply(("end_turn",))
+    assert g.over and g.winners == [0, 1] and g.end_reason == "stacks_empty"
+
+
+def test_d7_end_phase_is_deterministic_and_replays():
+    g = last_card(3, TREASURE, [[STEAL, GEM, (KEY, False)], [(SHIELD, False), (HELMET, False)], [(TORCH1, False)]])
+    g.apply(("turn_over", 8))
+    twin = copy.deepcopy(g)
+    for game in (g, twin):
+        game.apply(("use", GEM, KEY, 2, TORCH1))
+        game.apply(("use", STEAL, 1, HELMET))
+        game.apply(("end_turn",))
+    assert g.debug_state() == twin.debug_state() and g.record == twin.record
+    assert g.over and g.winners == [0]
+    r = replay(json.loads(json.dumps(g.record)))
+    assert r.debug_state() == g.debug_state() and r.record == g.record
+    # A record of the same game in progress (in the end phase) replays too.
+    cut = next(i for i, e in enumerate(g.record) if e.get("option") == ["end_turn"])
+    assert replay(g.record[:cut]).decision == Decision("turn", 0)
+
+
+def test_d7_old_record_ending_at_the_last_turn_over_is_refused():
+    # Before D7 was refined the engine ended the game right after the last turn-over (and its
+    # battle). Such a record now diverges: replay raises the ReplayError naming the old end event.
+    g = last_card(2, TREASURE, [[GEM], [(SHIELD, False)]])
+    g.apply(("turn_over", 8))
+    old = [*g.record, {"event": "end", "reason": "stacks_empty", "winners": [0]}]
+    with pytest.raises(ReplayError) as err:
+        replay(old)
+    assert err.value.index == len(g.record) and "end" in str(err.value)
 
 
 # ---------------------------------------------------------------- protocol

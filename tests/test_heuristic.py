@@ -1,23 +1,35 @@
-"""The heuristic bot: its observation parser, legality, reproducibility, strength, and decisions."""
+"""The heuristic bot (``policies.bots.fist``): reading its observation, legality, reproducibility,
+strength, and decisions."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import policies.bots
 from dragonstones_env import env
 from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.fist.cards import CHARACTER_NAMES, COLOURS
 from dragonstones_env.games.fist.engine import Game
-from dragonstones_env.games.fist.observation import Observer
+from dragonstones_env.games.fist.observation import Observer, decode
 from play.arena import seat_rotated_match
 from policies import load_policy
-from policies.heuristic import HeuristicPolicy, parse
+from policies.bots.fist import PARAMS, HeuristicPolicy, read
+from policies.bots.fist.values import BANK_GAINS, GAINS
+from policies.bots.fist.zoo.collector import STYLE
 
 
 # ---------------------------------------------------------------------------- helpers
+def parse(obs: np.ndarray):
+    """The bot's table of an observation vector, as it reads it."""
+    return read(decode(obs))
+
+
 def observe(game: Game, seat: int, mode: str = "recall") -> dict[str, np.ndarray]:
     """The AEC observation dict of ``seat`` at the game's current decision, as the env builds it."""
     d = game.decision
@@ -313,3 +325,24 @@ def test_table_mode_decisions_are_legal_without_the_others_coins():
         a = HeuristicPolicy(seed=seat).act(obs)
         assert obs["action_mask"][a]
         g.apply(A.decode(a, g.decision.player, 5))
+
+
+# ---------------------------------------------------------------------------- structure
+def test_every_character_has_one_value_function():
+    assert not set(GAINS) & set(BANK_GAINS)
+    assert set(GAINS) | set(BANK_GAINS) == set(CHARACTER_NAMES)
+
+
+def test_params_are_frozen_and_a_style_tilts_a_copy():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PARAMS.common = 2.0
+    assert STYLE.params.stone_base == 0.8 and PARAMS.stone_base == 0.3
+
+
+def test_bots_read_observations_only_through_decode():
+    """No bot imports an observation module's private name (its scales or offsets)."""
+    for path in Path(policies.bots.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("observation"):
+                names = {a.name for a in node.names}
+                assert not any(name.startswith("_") for name in names), (path, names)

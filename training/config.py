@@ -55,6 +55,7 @@ LIMITS = {
     "ppo.n_steps": 10**7,
     "eval.games": 10**6,
     "league.max_snapshots": 1000,
+    "imitate.max_rows": 2_000_000,  # rows of about 6 kB (observation and mask): 12 GB at most
 }
 DEVICE = re.compile(r"cpu|cuda(:\d{1,2})?|mps|auto")
 
@@ -157,6 +158,23 @@ class LeagueConfig:
 
 
 @dataclass
+class ImitateConfig:
+    """Behaviour cloning before self-play (training/imitate.py says why): the new model first
+    copies ``teacher``'s decisions, then PPO and the league take over. Not used by --resume
+    (the clone is in the checkpoint) nor by --finetune (the start is the given model)."""
+
+    teacher: str = ""  # a policy spec, e.g. "heuristic"; "" starts from random weights
+    opponents: list[str] = field(default_factory=list)  # the other seats' pool; [] = the teacher and the zoo
+    games: int = 2000  # at most this many games of the teacher...
+    max_rows: int = 150_000  # ...or until this many of its decisions are kept (about 1.2 GB)
+    epochs: int = 8  # passes over the decisions
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5  # weight of the value head's loss (the discounted return that followed)
+    holdout: float = 0.05  # share of decisions kept aside to measure agreement with the teacher
+
+
+@dataclass
 class EvalConfig:
     every: int = 50_000  # timesteps between evaluations against the heuristic
     games: int = 60  # games per periodic evaluation
@@ -230,6 +248,7 @@ class Config(RunConfig):
     progress_bar: bool = True
     ppo: PPO = field(default_factory=PPO)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    imitate: ImitateConfig = field(default_factory=ImitateConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 
@@ -345,6 +364,19 @@ def validate_eval(e: EvalConfig, players: range) -> None:
          f"panel_games and final_panel_games must be at most {LIMITS['eval.games']}")
 
 
+def validate_imitate(im: ImitateConfig) -> None:
+    need(1 <= im.games <= LIMITS["eval.games"], "imitate.games", f"must be 1..{LIMITS['eval.games']}")
+    need(1 <= im.max_rows <= LIMITS["imitate.max_rows"], "imitate.max_rows",
+         f"must be 1..{LIMITS['imitate.max_rows']} (each row holds one observation in memory)")
+    need(1 <= im.epochs <= 1000, "imitate.epochs", "must be 1..1000")
+    need(im.batch_size >= 1, "imitate.batch_size", "must be >= 1")
+    need(im.learning_rate > 0, "imitate.learning_rate", "must be > 0")
+    need(im.value_coef >= 0, "imitate.value_coef", "must be >= 0")
+    need(0 <= im.holdout < 1, "imitate.holdout", "must be a share in [0, 1)")
+    need(all(isinstance(s, str) and s for s in im.opponents), "imitate.opponents",
+         "lists policy specs (non-empty strings)")
+
+
 def validate(cfg: Config) -> Config:
     validate_run(cfg)
     need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
@@ -361,6 +393,7 @@ def validate(cfg: Config) -> Config:
     need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
     validate_net_arch(p.net_arch, "ppo.net_arch")
     validate_league(cfg.league, KINDS)
+    validate_imitate(cfg.imitate)
     validate_eval(cfg.eval, cfg.player_range)
     return cfg
 

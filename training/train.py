@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dragonstones_env.core import same_game
 from play.arena import seat_rotated_match
 from play.league import League, publish_latest
 from policies import PolicyError, load_policy, zoo
@@ -35,6 +36,7 @@ from policies.checkpoint import CheckpointPolicy, save_checkpoint
 from . import envs  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import panel, panel_opponents, robustness, worst_mix
+from .imitate import clone, collect
 
 
 def git_commit() -> str | None:
@@ -53,8 +55,11 @@ def machine() -> dict[str, Any]:
             "torch": torch.__version__}
 
 
-def env_kwargs(cfg: Config, opponents: Any) -> dict[str, Any]:
-    return {"num_players": cfg.num_players, "opponents": opponents, **cfg.env_options()}
+def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"num_players": cfg.num_players, **cfg.env_options()}
+    if with_opponents:
+        kwargs["opponents"] = opponents
+    return kwargs
 
 
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
@@ -89,6 +94,20 @@ def new_model(MaskablePPO: Any, venv: Any, p: PPO, seed: int, device: str = "cpu
     )
 
 
+def imitate(model: Any, cfg: Config) -> dict[str, Any]:
+    """Behaviour cloning of ``cfg.imitate.teacher`` into the new model (training/imitate.py)."""
+    im = cfg.imitate
+    opponents = im.opponents or [im.teacher, *zoo(cfg.game)]
+    started = time.time()
+    demos = collect(cfg.env, im.teacher, opponents, im.games, cfg.ppo.gamma, cfg.seed + 5_000, im.max_rows,
+                    **env_kwargs(cfg, None, with_opponents=False))
+    print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
+          f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
+    stats = clone(model, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, im.holdout, cfg.seed)
+    return {"teacher": im.teacher, "opponents": opponents, "decisions": len(demos), "games": demos.games,
+            "teacher_win_rate": demos.wins / demos.games, "seconds": round(time.time() - started, 1), **stats}
+
+
 def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ckpt_dir: Path,
            make_vec_env: Any, MaskablePPO: Any) -> tuple[Any, Any, dict[str, Any]]:
     """The environments, the model (new, resumed or fine-tuned) and the run state."""
@@ -108,6 +127,8 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
             print(f"fine-tuning from {args.finetune}")
             return venv, model, state
         model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
+        if cfg.imitate.teacher:
+            state["imitation"] = imitate(model, cfg)
         return venv, model, state
     except BaseException:
         venv.close()
@@ -150,6 +171,15 @@ def main(argv: list[str] | None = None) -> int:
     except (PolicyError, ValueError) as err:
         print(f"config error: league.pool: {err}", file=sys.stderr)
         return 2
+    for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
+        try:  # an unknown teacher, or one of another game, must stop the run before any training
+            game = getattr(load_policy(spec), "game", None)
+        except PolicyError as err:
+            print(f"config error: imitate: {err}", file=sys.stderr)
+            return 2
+        if game is not None and not same_game(game, cfg.env_name):
+            print(f"config error: imitate: {spec!r} plays {game}, not {cfg.env_name}", file=sys.stderr)
+            return 2
 
     # -- the rest needs the training stack (torch, SB3: seconds to import, and an optional extra);
     # imported here so that config errors are instant and the module imports without them
@@ -297,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "git_commit": git_commit(),
         "evaluation": final,
+        **({"imitation": state["imitation"]} if "imitation" in state else {}),
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
     }
     save_checkpoint(model, out_dir, card, env_name)

@@ -1,16 +1,19 @@
-"""The zoo: rule-based Fist of Dragonstones bots of recognisable styles (one module each).
+"""The rule-based bots, by game: ``fist`` (the heuristic and its zoo) and ``drachenschatten``.
 
-``BOTS`` maps each bot's name to its factory ``make(seed) -> ZooPolicy``; the registry
-(:mod:`policies.registry`) seats them by name.
+``BOTS`` maps each bot's registry name to its factory ``make(seed) -> policy``; the registry
+(:mod:`policies.registry`) seats them by name. ``ZOO_BOTS`` is the Fist zoo alone.
 """
 
 from __future__ import annotations
 
-from . import aggressor, collector, miser, value
+from .drachenschatten import DrachenSchattenHeuristic
+from .fist import HeuristicPolicy
+from .fist.zoo import BOTS as ZOO_BOTS
 
 BOTS = {
-    "value": value.make,
-    "aggressor": aggressor.make,
-    "miser": miser.make,
-    "collector": collector.make,
+    "heuristic": HeuristicPolicy,
+    "ds-heuristic": DrachenSchattenHeuristic,
+    **ZOO_BOTS,
 }
+
+__all__ = ["BOTS", "ZOO_BOTS", "DrachenSchattenHeuristic", "HeuristicPolicy"]

@@ -13,14 +13,21 @@ Decisions (``game.decision.kind``) and their options:
     offered until it is done;
   - ``("use", card_type, *target)`` -- use a ready object, with its whole target (D4):
 
-    * torch (view-N): ``("use", t)``, then ``"view"`` decisions;
+    * torch (view-N): ``("use", t)``, then ``"view"`` decisions; only while a stack is non-empty;
     * boots / wand turn-over: ``("use", t, stack)``;
     * trade: ``("use", t, own_used_type, other_seat, their_used_type)`` (``own_used_type`` may be
       ``t``: the trading card itself);
     * steal, destroy: ``("use", t, other_seat, their_used_type)``;
     * decay: ``("use", t)``, then ``"forfeit"`` decisions of the other players;
     * restore (key): ``("use", t, own_used_type)``;
-  - ``("end_turn",)`` -- once the mandatory turn-over is done.
+  - ``("end_turn",)`` -- once the mandatory turn-over is done, or once every stack is empty.
+
+  D7 end phase: the player who turns over the last card (the mandatory turn-over or a boots /
+  wand one) resolves its battle and goes on with his turn: he may use ready objects that need no
+  stack (trade, steal, destroy, decay, restore; not a torch or a turn-over object) until he ends
+  his turn (``("end_turn",)``, offered even when the last card was turned over by an object
+  before the mandatory turn-over, which can no longer be done) or loses a battle. A D6 win in
+  that time ends the game at once; otherwise D7 is scored when the turn ends.
 * ``"view"`` (D4, after using a torch): ``("view", stack)`` for a non-empty stack not yet viewed
   with this torch; ``("stop_view",)`` once at least one card was viewed.
 * ``"protect"`` (D5, a dragon or hydra was turned over and the player has a ready protecting
@@ -199,7 +206,8 @@ class DrachenSchattenGame:
         opts = [] if self.turned_over else [("turn_over", s) for s in range(NUM_STACKS) if self._stacks[s]]
         for t in self._types(p, ready=True):
             opts.extend(self._use_options(p, t))
-        if self.turned_over:
+        if self.turned_over or not any(self._stacks):
+            # D3/D7: with every stack empty the mandatory turn-over cannot be done; the turn may end.
             opts.append(("end_turn",))
         return opts
 
@@ -285,8 +293,9 @@ class DrachenSchattenGame:
         ``stacks``: 16 lists of card types (index or name), TOP CARD FIRST; ``collections``: one
         list per seat of card types or ``(card_type, ready)`` pairs (objects default to ready).
         Every card not placed is out of the game. Memories, pending decisions and winners are
-        cleared; the arrangement is recorded, so :func:`replay` reproduces it. The D6/D7 end
-        checks run at once.
+        cleared; the arrangement is recorded, so :func:`replay` reproduces it. The D6 check runs
+        at once. With every stack empty the game is in the D7 end phase of ``current_player``'s
+        turn, as if he had just turned over the last card: D7 is scored when that turn ends.
         """
         self._check_seat(current_player)
         stacks = [[] for _ in range(NUM_STACKS)] if stacks is None else stacks
@@ -358,6 +367,8 @@ class DrachenSchattenGame:
             return "the one mandatory turn-over is done this turn (D3); more need a turn-over object (D4)"
         if self._phase == "protect" and kind == "use":
             return "in a battle only a protecting object may be used; no restore (D5)"
+        if self._phase == "turn" and kind == "use" and not any(self._stacks):
+            return "every stack is empty: only ready objects that need no stack may be used (D7)"
         kinds = sorted({o[0] for o in self.legal_options()})
         if kind not in kinds:
             return f"no {kind!r} option at this decision (allowed kinds: {', '.join(kinds)})"
@@ -375,7 +386,7 @@ class DrachenSchattenGame:
         elif kind == "use":
             self._use(opt[1], opt[2:])
         elif kind == "end_turn":
-            self._next_turn()
+            self._end_turn()
         elif kind == "view":
             self._do_view(opt[1])
         elif kind == "stop_view":
@@ -521,7 +532,7 @@ class DrachenSchattenGame:
                     lost=lost)
         self._check_end()
         if not self.over:
-            self._next_turn()  # D3/D5: a lost battle ends the turn
+            self._end_turn()  # D3/D5: a lost battle ends the turn (and D7 is scored if it was the last card)
 
     def _do_protect(self, t: int) -> None:
         p = self.current_player
@@ -538,7 +549,10 @@ class DrachenSchattenGame:
         """Every full ``use`` option of p's ready object type t."""
         action = CARDS[t].action
         others = self._others(p)
-        if action in ("view-1", "view-2", "view-3", "decay"):
+        if action in ("view-1", "view-2", "view-3"):
+            # D7: a torch needs a stack to look at; once every stack is empty it cannot be used.
+            return [("use", t)] if any(self._stacks) else []
+        if action == "decay":
             return [("use", t)]
         if action == "turn-over":
             return [("use", t, s) for s in range(NUM_STACKS) if self._stacks[s]]
@@ -659,17 +673,25 @@ class DrachenSchattenGame:
         return reasons
 
     def _check_end(self) -> None:
-        """D6 at once for every player; else D7 once every stack is empty."""
+        """D6 at once for every player, also in the D7 end phase after the last card (D7)."""
         reasons = {q: r for q in range(self.num_players) if (r := self._win_reasons(q))}
         if reasons:
             kinds = sorted({x for r in reasons.values() for x in r}, key=WIN_REASONS.index)
             self._finish(sorted(reasons), "+".join(kinds))
-        elif not any(self._stacks):
-            # Unsettled: D7 ends the game as soon as the last card's turn-over (and its battle) is
-            # resolved; the active player cannot use more objects. Players tied for most all win,
-            # even at zero cards.
-            counts = [len(c) for c in self._collections]
-            self._finish([q for q in range(self.num_players) if counts[q] == max(counts)], "stacks_empty")
+
+    def _end_turn(self) -> None:
+        """D3: the turn ends (the player ends it, or loses a battle, D5); D7 is scored if no card is left.
+
+        D7 is not immediate: the player who turned over the last card resolves its battle and may
+        still use ready objects that need no stack (D3 "before and/or after" the turn-over) until
+        his turn ends here; a D6 win in that time has already ended the game (:meth:`_check_end`).
+        Players tied for most cards (objects, beasts, treasures) all win, even at zero cards.
+        """
+        if any(self._stacks):
+            self._next_turn()
+            return
+        counts = [len(c) for c in self._collections]
+        self._finish([q for q in range(self.num_players) if counts[q] == max(counts)], "stacks_empty")
 
     def _finish(self, winners: list[int], reason: str) -> None:
         self.over, self.winners, self.end_reason = True, winners, reason

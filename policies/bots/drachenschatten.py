@@ -1,9 +1,10 @@
 """A rule-based DrachenSchatten player that acts from the AEC observation dict only.
 
-It never reads the engine: :func:`parse` turns the observation vector back into counts with the
-observation module's names (:data:`~dragonstones_env.games.drachenschatten.observation.LAYOUT`) and
-scales, and every decision is made from those (rulebook ``seeds/002_868a28ab297ac500.txt``,
-rulings D1-D7 in ``RULINGS.md``).
+It never reads the engine: :func:`read` turns the game's ``decode(obs)``
+(:func:`dragonstones_env.games.drachenschatten.observation.decode`) into a :class:`Table` of counts,
+and every decision is made from those (rulebook ``seeds/002_868a28ab297ac500.txt``, rulings
+D1-D7 in ``shared/RULINGS.md``). The numbers it plays by are the constants under "values";
+each decision kind has its scorer in :data:`SCORERS`.
 
 How it plays:
 
@@ -36,7 +37,9 @@ Equally good actions are broken by the bot's seeded ``numpy`` generator.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -112,7 +115,7 @@ def potential(ready: list[int], other: list[int]) -> float:
             + HYDRA_GUARD[min(2, hydra)] + CARD_V * cards - EXPOSED * exposed + ready_v)
 
 
-# ---------------------------------------------------------------------------- parsing
+# ---------------------------------------------------------------------------- reading the observation
 @dataclass
 class Table:
     """The observation turned back into counts; seat 0 is the viewer, seats are relative."""
@@ -129,9 +132,8 @@ class Table:
     memory: list[int | None]  # the top card type of each stack the viewer remembers
 
 
-def parse(obs: np.ndarray) -> Table:
-    """Read an observation vector (the ``"observation"`` of the AEC dict) through the game's decoder."""
-    d = decode(obs)
+def read(d: dict[str, Any]) -> Table:
+    """The :class:`Table` of a decoded observation (``d = decode(obs)``)."""
     n = int(d["seat_present"].sum())
     coll = d["collection"]
     return Table(
@@ -177,7 +179,7 @@ class DrachenSchattenHeuristic:
             raise ValueError("no legal action in this observation's action_mask")
         if len(legal) == 1:
             return int(legal[0])
-        tab = parse(observation["observation"])
+        tab = read(decode(observation["observation"]))
         scores = self.scores(tab, legal)
         best = max(scores.values())
         top = [a for a, s in scores.items() if s >= best - 1e-9]
@@ -185,17 +187,7 @@ class DrachenSchattenHeuristic:
 
     def scores(self, tab: Table, legal: np.ndarray) -> dict[int, float]:
         """A score for every legal action; the bot plays the highest."""
-        ev = _Evaluator(tab)
-        kind = tab.decision
-        if kind == "pick":
-            return {int(a): ev.stack_value(_OPTION[a][1]) for a in legal}
-        if kind == "protect":
-            return {int(a): ev.after_protect(_OPTION[a][1]) for a in legal}
-        if kind == "forfeit":
-            return {int(a): ev.after_forfeit(_OPTION[a][1]) for a in legal}
-        if kind == "view":
-            return ev.view_scores(legal)
-        return ev.turn_scores(legal)
+        return SCORERS.get(tab.decision, _Evaluator.turn_scores)(_Evaluator(tab), legal)
 
 
 class _Evaluator:
@@ -307,6 +299,18 @@ class _Evaluator:
     def after_forfeit(self, t: int) -> float:
         return potential(self.me_ready, _plus(self.me_other, t, -1))
 
+    def pick_scores(self, legal: np.ndarray) -> dict[int, float]:
+        """D2: the opening pick of a village stack, by its expected card."""
+        return {int(a): self.stack_value(_OPTION[a][1]) for a in legal}
+
+    def protect_scores(self, legal: np.ndarray) -> dict[int, float]:
+        """D5: protect with the object whose loss of readiness costs least."""
+        return {int(a): self.after_protect(_OPTION[a][1]) for a in legal}
+
+    def forfeit_scores(self, legal: np.ndarray) -> dict[int, float]:
+        """D4 (decay): forfeit the used object whose loss costs least."""
+        return {int(a): self.after_forfeit(_OPTION[a][1]) for a in legal}
+
     # ------------------------------------------------------------------ the turn
     def turn_scores(self, legal: np.ndarray) -> dict[int, float]:
         tab = self.tab
@@ -367,6 +371,16 @@ class _Evaluator:
                 if after:
                     harm += self.beta[q] * (max(after) - self.opp_now[q])
         return potential(r, o) - self.now - harm
+
+
+# Decision kind -> the evaluator's scores of its legal actions; any other kind is the turn (D3).
+SCORERS: dict[str, Callable[[_Evaluator, np.ndarray], dict[int, float]]] = {
+    "pick": _Evaluator.pick_scores,
+    "protect": _Evaluator.protect_scores,
+    "forfeit": _Evaluator.forfeit_scores,
+    "view": _Evaluator.view_scores,
+    "turn": _Evaluator.turn_scores,
+}
 
 
 def _plus(counts: list[int], t: int, k: int = 1) -> list[int]:

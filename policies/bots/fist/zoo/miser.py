@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from policies.heuristic import Seat, Table
-
+from ..table import Seat, Table
 from .common import NO_BID, SCORING, Style, ZooPolicy, all_in, fairy_reserve, gold_bid, points_now, price, wins_now
 
 STYLE = Style(

@@ -6,10 +6,10 @@ bring, and turns the Thief, the Brigand and the Troll on the leader.
 from __future__ import annotations
 
 from dragonstones_env.games.fist.cards import COLOURS
-from policies.heuristic import Table
 
+from ..bidding import CURSE
+from ..table import Table
 from .common import (
-    CURSE,
     Style,
     ZooPolicy,
     colour_loss,
@@ -42,7 +42,7 @@ def steal(bot: ZooPolicy, t: Table, option: tuple) -> float:
     hurt = 0.0
     if what != "coin":
         c = COLOURS.index(what)
-        hurt = bot.valuer.stone_gain(t.me.score, t.me.stones, c) + LEADER * colour_loss(bot, victim, c, 1)
+        hurt = bot.values.stone_gain(t.me.score, t.me.stones, c) + LEADER * colour_loss(bot, victim, c, 1)
     return 100.0 * victim.score + hurt
 
 

@@ -7,9 +7,9 @@ A zoo bot is a :class:`ZooPolicy` put together from data and a few functions:
 * a bid function (the heart of the style) and, for the power decisions its style changes,
   scoring functions by decision kind. Every other power decision is the heuristic's.
 
-The worth of points, stones and coins is the heuristic's valuation (:mod:`policies.heuristic`),
-with the style's parameter overrides: a bot reads the observation only through
-:func:`policies.heuristic.parse`, which is built on ``observation.decode``.
+The worth of points, stones and coins is the heuristic's valuation (:mod:`..values`), with the
+style's parameters: a bot reads the observation only as the heuristic's :class:`..table.Table`,
+read from the game's ``observation.decode``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -25,12 +24,14 @@ from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.cards import COLOURS
 from dragonstones_env.games.fist.env import raw_env
 from dragonstones_env.games.fist.observation import decode
-from policies.heuristic import PARAMS, HeuristicPolicy, Seat, Table, parse
 
-GOLD = PARAMS["common"]  # the valuer's worth of one gold coin: divides its utilities into coins
+from ..bidding import NO_BID
+from ..params import PARAMS, Params
+from ..policy import HeuristicPolicy
+from ..table import Seat, Table, read
+
+GOLD = PARAMS.common  # the heuristic's worth of one gold coin: divides its utilities into coins
 SCORING = ("Magician", "Wizard", "Sorcerer", "Enchantress", "Sorcerer's Apprentice", "Quack Wizard", "Necromancer")
-NO_BID = ("bid", 0, 0, 0, 0)
-CURSE = ("bid", 0, 0, 1, 0)  # the black coin alone: the character is cursed whatever the others bid (F12)
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,13 @@ class Style:
     name: str
     fraction: float  # share of a character's price (in gold) it bids
     card_weight: dict[str, float] = field(default_factory=dict)  # price multiplier per character (missing: 1)
-    denial: float = 0.0  # share of an opponent's threat with a character (heuristic.threat) added to its price
+    denial: float = 0.0  # share of an opponent's threat with a character (Values.threat) added to its price
     common_from: float = 6.0  # least price (gold) for which common gold, which is gone for good, joins the bid
     amulet_from: float = 12.0  # least price (gold) worth doubling with an amulet (lost to the bank, F11)
-    curse_from: float = math.inf  # least threat (valuer utility) worth the black coin (F12)
+    curse_from: float = math.inf  # least threat (heuristic utility) worth the black coin (F12)
     tie_silver: float = 1.0  # silver bid in a tie-break per gold of price (F14)
     jitter: float = 0.15  # chance of one coin more, so that copies of the bot rarely tie
-    params: dict[str, Any] = field(default_factory=dict)  # overrides of the heuristic's valuation (PARAMS)
+    params: Params = PARAMS  # the heuristic's valuation, as this style tilts it
 
 
 BidFn = Callable[["ZooPolicy", Table], tuple]
@@ -68,9 +69,10 @@ class ZooPolicy:
     def reset(self, seed: int | None = None) -> None:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        # The valuer prices points, stones and coins with the style's parameters, and takes the
+        # The heuristic prices points, stones and coins with the style's parameters, and takes the
         # power decisions the style leaves alone; seeded too, so the whole bot replays per seed.
-        self.valuer = HeuristicPolicy(seed=seed, params=self.style.params)
+        self.heuristic = HeuristicPolicy(seed=seed, params=self.style.params)
+        self.values = self.heuristic.values
         self.fallbacks = 0  # times a computed action was masked and the empty action was used instead
 
     def __repr__(self) -> str:
@@ -81,20 +83,18 @@ class ZooPolicy:
         legal = np.flatnonzero(mask)
         if len(legal) == 0:
             raise ValueError(f"{self.style.name} bot: no legal action in this observation's action_mask")
-        t = parse(observation["observation"])
+        t = read(decode(observation["observation"]))
         kind = t.decision
         if kind == "bid":
             action = A.encode(self.bid(self, t), 0, t.n)
         elif kind == "tiebreak":
             action = A.encode(tiebreak(self, t), 0, t.n)
         elif kind in self.choices:
-            # The power in use (named colour, Merchant purchases...) is not in parse()'s Table.
-            t.memo["decoded"] = decode(observation["observation"])
             options = [A.decode(int(a), 0, t.n) for a in legal]
             score = self.choices[kind]
             action = int(legal[self.pick([score(self, t, o) for o in options])])
         else:
-            action = self.valuer.act(observation)
+            action = self.heuristic.decide(t, mask)
         if not mask[action]:
             self.fallbacks += 1
             action = int(legal[0])  # the empty fist, or the first option listed
@@ -110,16 +110,16 @@ class ZooPolicy:
 # ---------------------------------------------------------------------------- prices
 def price(bot: ZooPolicy, card: str | None, t: Table) -> float:
     """What winning ``card`` is worth to the bot, in gold: its gain (the best use of the power,
-    priced by the valuer) times the style's weight, plus the style's share of what it denies."""
+    priced by the heuristic) times the style's weight, plus the style's share of what it denies."""
     if card is None:
         return 0.0
     key = ("zoo-price", card)
     v = t.memo.get(key)
     if v is None:
-        style, valuer = bot.style, bot.valuer
-        util = valuer.gain(card, t.me, t) * style.card_weight.get(card, 1.0)
+        style, values = bot.style, bot.values
+        util = values.gain(card, t.me, t) * style.card_weight.get(card, 1.0)
         if style.denial:
-            util += style.denial * valuer.threat(card, t)
+            util += style.denial * values.threat(card, t)
         v = t.memo[key] = max(0.0, util) / GOLD
     return v
 
@@ -131,7 +131,7 @@ def later_prices(bot: ZooPolicy, t: Table) -> list[float]:
 
 def points_now(bot: ZooPolicy, card: str | None, seat: Seat, t: Table) -> int:
     """Points ``seat`` would score at once with ``card`` (F20-F22, F29, F37, F38, F40)."""
-    return 0 if card is None else bot.valuer.points_with(card, seat, t)
+    return 0 if card is None else bot.values.points_with(card, seat, t)
 
 
 def wins_now(bot: ZooPolicy, card: str | None, seat: Seat, t: Table) -> bool:
@@ -213,10 +213,10 @@ def should_curse(bot: ZooPolicy, t: Table) -> bool:
     much as with any still to come, and the bot itself could not win with it."""
     if not t.me.black or t.card is None or wins_now(bot, t.card, t.me, t):
         return False
-    threat = bot.valuer.threat(t.card, t)
-    if threat < bot.style.curse_from or threat <= bot.valuer.gain(t.card, t.me, t):
+    threat = bot.values.threat(t.card, t)
+    if threat < bot.style.curse_from or threat <= bot.values.gain(t.card, t.me, t):
         return False
-    later = max((bot.valuer.threat(c, t) for c in t.face_down), default=0.0)
+    later = max((bot.values.threat(c, t) for c in t.face_down), default=0.0)
     return threat >= later or not t.face_down
 
 
@@ -237,7 +237,7 @@ def colour_loss(bot: ZooPolicy, seat: Seat, colour: int, k: int | None = None) -
     """What ``seat`` loses by giving up ``k`` stones of ``colour`` (all of them if ``k`` is None)."""
     st = list(seat.stones)
     st[colour] = 0 if k is None else max(0, st[colour] - k)
-    return bot.valuer.potential(seat.stones, seat.score) - bot.valuer.potential(tuple(st), seat.score)
+    return bot.values.potential(seat.stones, seat.score) - bot.values.potential(tuple(st), seat.score)
 
 
 def colour_of(option: tuple) -> int:

@@ -6,9 +6,12 @@ scoring character it can pay (Magician, Wizard, Sorcerer, Enchantress, Apprentic
 
 from __future__ import annotations
 
-from dragonstones_env.games.fist.cards import COLOURS
-from policies.heuristic import PARAMS, Table
+from dataclasses import replace
 
+from dragonstones_env.games.fist.cards import COLOURS
+
+from ..params import PARAMS
+from ..table import Table
 from .common import Style, ZooPolicy, colour_of, priced_bid
 
 STONE_CARDS = ("Red Dragon", "Blue Dragon", "Yellow Dragon", "Ancient Dragon", "Two-headed Dragon",
@@ -21,10 +24,10 @@ STYLE = Style(
                  **dict.fromkeys(COIN_CARDS, 0.5), "Witch": 0.3},
     common_from=4.0,
     # Its valuation: every stone is worth more, and a route a stone or two short counts more.
-    params={"stone_base": 0.8, "D": (0.6, 0.42, 0.26, 0.14, 0.07, 0.03)},
+    params=replace(PARAMS, stone_base=0.8, D=(0.6, 0.42, 0.26, 0.14, 0.07, 0.03)),
 )
 # Merchant (F36): what one stone bought costs it, per coin; fairy gold paid is gone for good.
-COIN_COST = {"common": 1.0, "silver": 3 * PARAMS["silver"], "fairy": 2.0}
+COIN_COST = {"common": 1.0, "silver": 3 * PARAMS.silver, "fairy": 2.0}
 BUST_LIMIT = 0.4  # Rainbow Dragon (F39): draws again while the chance of drawing the named colour is below this
 
 
@@ -33,13 +36,13 @@ def buy(bot: ZooPolicy, t: Table, option: tuple) -> float:
     if option[0] == "stop":
         return 0.0
     _, colour, coin = option
-    gain = bot.valuer.stone_gain(t.me.score, t.me.stones, COLOURS.index(colour)) + bot.valuer.p["stone_base"]
+    gain = bot.values.stone_gain(t.me.score, t.me.stones, COLOURS.index(colour)) + bot.values.p.stone_base
     return gain - COIN_COST[coin]
 
 
 def rainbow(bot: ZooPolicy, t: Table, option: tuple) -> float:
     """Rainbow Dragon: draw again while the named colour is unlikely and the bag still holds stones."""
-    bs, label = t.bank_stones, t.memo["decoded"]["rainbow_named"]
+    bs, label = t.bank_stones, t.decoded["rainbow_named"]
     named = None if label is None else COLOURS.index(label)
     total = sum(bs)
     risky = total == 0 or (named is not None and bs[named] / total >= BUST_LIMIT)
@@ -58,7 +61,7 @@ def pay(bot: ZooPolicy, t: Table, option: tuple) -> float:
         return -1.0
     me = t.me
     rest = tuple(me.stones[i] - option[1 + i] for i in range(3))
-    return 100.0 + bot.valuer.potential(rest, me.score)
+    return 100.0 + bot.values.potential(rest, me.score)
 
 
 def make(seed: int | None = None) -> ZooPolicy:

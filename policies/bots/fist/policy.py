@@ -1,0 +1,59 @@
+"""The heuristic Fist of Dragonstones bot: reads the observation, then bids or chooses.
+
+How it values (:mod:`.values`), bids (:mod:`.bidding`) and uses its powers (:mod:`.choices`),
+with the numbers of :mod:`.params`; it plays by rulings F1-F43 of ``shared/RULINGS.md``.
+Equally good actions are broken by the bot's seeded ``numpy`` generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist.observation import decode
+
+from . import bidding, choices
+from .params import PARAMS, Params
+from .table import Table, read
+from .values import Values
+
+
+class HeuristicPolicy:
+    """Rule-based player: ``act(observation_dict) -> action``, never a masked action."""
+
+    game = "dragonstones"  # seating it at another game's table is refused
+
+    def __init__(self, seed: int | None = None, params: Params = PARAMS):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.params = params
+        self.values = Values(params)
+        self.fallbacks = 0  # times a computed action was masked and a legal one was used instead
+        self.memory = choices.Memory()
+
+    def __repr__(self) -> str:
+        return f"HeuristicPolicy(seed={self.seed})"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return self.decide(read(decode(observation["observation"])), observation["action_mask"])
+
+    def decide(self, t: Table, mask: np.ndarray) -> int:
+        """The action for the table ``t`` (the read observation) and its action mask."""
+        if t.decision == "bid":
+            action = A.encode(bidding.bid(self.values, t, self.rng), 0, t.n)
+        elif t.decision == "tiebreak":
+            action = A.encode(bidding.tiebreak(self.values, t, self.rng), 0, t.n)
+        else:
+            action = choices.choose(self.values, t, self._legal(mask), self.rng, self.memory)
+        if not (0 <= action < len(mask)) or not mask[action]:
+            self.fallbacks += 1
+            legal = self._legal(mask)
+            action = int(legal[self.rng.integers(len(legal))])
+        return int(action)
+
+    @staticmethod
+    def _legal(mask: np.ndarray) -> np.ndarray:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action in this observation's action_mask")
+        return legal

@@ -1,0 +1,106 @@
+"""What the bot sees: the game's ``decode(obs)`` turned into a :class:`Table` of plain numbers.
+
+The bot never reads the engine nor the encoder's scales: :func:`read` takes the structured view
+that :func:`dragonstones_env.games.fist.observation.decode` gives, so it can sit at any seat, in any
+process, in both observation modes (F43).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
+from dragonstones_env.games.fist.engine import START
+from dragonstones_env.games.fist.observation import CARD_STATUS
+
+
+@dataclass(slots=True)
+class Seat:
+    """One player as the viewer sees him (relative seat ``rel``; 0 is the viewer)."""
+
+    rel: int
+    score: int
+    stones: tuple[int, int, int]
+    fairy: int  # behind the screen (estimated when coins are hidden)
+    fairy_spent: int
+    common: int
+    silver: int
+    amulets: int
+    black: int
+    doppelganger: bool
+    known: bool  # coins read from the observation (else estimated)
+    in_tiebreak: bool
+
+
+@dataclass(slots=True)
+class Table:
+    """The observation turned back into readable numbers."""
+
+    n: int
+    decision: str | None
+    card: str | None
+    auctions_held: int
+    bank: dict[str, int]  # fairy, common, silver, amulets
+    bank_stones: tuple[int, int, int]
+    pending: tuple[int, int, int]
+    face_down: list[str]  # characters still to be auctioned this turn (with repeats)
+    played: list[str]  # characters already auctioned or played this turn (any status)
+    seats: list[Seat]  # relative order; seats[0] is the viewer
+    bids: dict[str, np.ndarray]  # this turn's revealed bids: feature -> (auction, relative seat)
+    decoded: dict[str, Any]  # the whole decode(obs), for what the fields above leave out (a power's state)
+    memo: dict = field(default_factory=dict)  # values computed for this decision
+
+    @property
+    def me(self) -> Seat:
+        return self.seats[0]
+
+    def my_bid(self, slot: int) -> dict[str, int]:
+        """The viewer's revealed bid in this turn's auction number ``slot`` (0-based)."""
+        return {name: int(v[slot, 0]) for name, v in self.bids.items()}
+
+
+_SEAT_READ = ("score", "red", "blue", "yellow", "fairy_spent", "amulets", "black", "doppelganger",
+              "fairy", "common", "silver", "coins_known", "in_tiebreak")
+
+
+def read(d: dict[str, Any]) -> Table:
+    """The :class:`Table` of a decoded observation (``d = decode(obs)``)."""
+    n = int(d["seat_present"].sum())
+    turn = d["turn_cards"]
+    down = turn["face_down"]
+    face_down = []
+    for i in np.flatnonzero(down).tolist():
+        face_down += [CHARACTER_SLOTS[i]] * int(down[i])
+    done = sum(turn[status] for status in CARD_STATUS if status != "face_down")
+    played = [CHARACTER_SLOTS[i] for i in np.flatnonzero(done).tolist()]
+    own, bank, pend, sd = d["own"], d["bank"], d["pending_stones"], d["seats"]
+    rows = [sd[f][:n].astype(np.int64).tolist() for f in _SEAT_READ]
+    seats = []
+    for rel in range(n):
+        score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = (
+            r[rel] for r in rows)
+        if rel == 0:
+            fairy, common, silver = own["fairy"], own["common"], own["silver"]
+            known = 1
+        elif not known:  # table mode (F43): estimate from the start holdings (F3) and what is on the table
+            fairy, common, silver = max(0, START["fairy"] - spent), 1, START["silver"] - 1
+        seats.append(Seat(rel, score, (red, blue, yellow), fairy, spent, common, silver, amulets, black, bool(dopp),
+                          bool(known), bool(tie)))
+    decision = d["decision"]
+    return Table(
+        n=n,
+        decision=None if decision == "none" else decision,
+        card=d["card"],
+        auctions_held=d["progress"]["auctions_held"],
+        bank={"fairy": bank["fairy"], "common": bank["common"], "silver": bank["silver"], "amulets": bank["amulets"]},
+        bank_stones=(bank["red"], bank["blue"], bank["yellow"]),
+        pending=(pend["red"], pend["blue"], pend["yellow"]),
+        face_down=face_down,
+        played=played,
+        seats=seats,
+        bids=d["bids"],
+        decoded=d,
+    )

@@ -1,0 +1,104 @@
+"""Behaviour cloning before self-play (training/imitate.py): the teacher's decisions, the
+returns that followed them, a clone that copies it, and the config that asks for it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+from sb3_contrib import MaskablePPO
+
+import dragonstones_env  # noqa: F401  (registers the gym ids)
+from training.config import PPO, ConfigError, load_config
+from training.envs import make_vec_env
+from training.imitate import agreement, clone, collect
+from training.train import main as train
+from training.train import new_model
+
+ENV = {"num_players": 4, "observation_mode": "recall", "reward_shaping": 0.05}
+
+
+def test_collect_keeps_every_teacher_decision_with_its_discounted_return():
+    demos = collect("Dragonstones-v0", "heuristic", ["random"], games=3, gamma=0.9, seed=1, max_rows=10**6, **ENV)
+    assert demos.games == 3 and len(demos) == len(demos.masks) == len(demos.observations) == len(demos.returns)
+    # every kept action was legal where it was taken
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()
+    # a game's last decision is followed by the final reward: +1 (plus shaping) for a win, -1/3 or less else
+    assert 0 <= demos.wins <= 3
+    # the same seed gives the same decisions, byte for byte
+    again = collect("Dragonstones-v0", "heuristic", ["random"], games=3, gamma=0.9, seed=1, max_rows=10**6, **ENV)
+    assert np.array_equal(demos.actions, again.actions) and np.array_equal(demos.observations, again.observations)
+    assert np.array_equal(demos.returns, again.returns)
+
+
+def test_returns_are_discounted_sums_of_the_rewards_that_followed():
+    demos = collect("Dragonstones-v0", "heuristic", ["random"], games=1, gamma=0.5, seed=4, max_rows=10**6, **ENV)
+    r = demos.returns
+    # G_t = r_t + 0.5 G_{t+1}: the rewards recovered from consecutive returns are shaping
+    # (a multiple of 0.05 per point) except the last, which holds the final +1 or -1/3
+    rewards = r[:-1] - 0.5 * r[1:]
+    steps = np.round(rewards / 0.05, 4)
+    assert np.allclose(steps, np.round(steps)) and (steps >= 0).all()
+    extra = [(r[-1] - final) / 0.05 for final in (1.0, -1 / 3, 0.0)]  # win, loss, truncation
+    assert any(x > -1e-4 and abs(x - round(x)) < 1e-4 for x in extra), r[-1]
+
+
+def test_collect_stops_at_max_rows():
+    demos = collect("Dragonstones-v0", "random", ["random"], games=50, gamma=0.99, seed=0, max_rows=10, **ENV)
+    assert demos.games == 1 and len(demos) >= 10
+
+
+def test_clone_learns_to_copy_the_teacher():
+    demos = collect("Dragonstones-v0", "heuristic", ["heuristic"], games=12, gamma=0.99, seed=2, max_rows=10**6,
+                    **ENV)
+    venv = make_vec_env("Dragonstones-v0", n_envs=1, seed=0, subproc=False, opponents="random", **ENV)
+    model = new_model(MaskablePPO, venv, PPO(net_arch=[64]), seed=0)
+    everything = np.arange(len(demos))
+    before = agreement(model.policy, demos, everything, 256)
+    stats = clone(model, demos, epochs=15, batch_size=128, learning_rate=3e-3, value_coef=0.5, holdout=0.0,
+                  seed=0, log=lambda _: None)
+    after = agreement(model.policy, demos, everything, 256)
+    venv.close()
+    assert after > max(0.5, before + 0.2), (before, after)
+    assert stats["epoch"] == 15 and stats["loss_policy"] > 0
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [("imitate.games=0", "imitate.games"), ("imitate.max_rows=0", "imitate.max_rows"),
+     ("imitate.max_rows=100000000", "imitate.max_rows"), ("imitate.epochs=0", "imitate.epochs"),
+     ("imitate.learning_rate=0", "imitate.learning_rate"), ("imitate.holdout=1", "imitate.holdout"),
+     ("imitate.value_coef=-1", "imitate.value_coef"), ("imitate.opponents=['']", "imitate.opponents"),
+     ("imitate.teach=heuristic", "imitate.teach")],
+)
+def test_bad_imitate_values_name_their_key(override, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config(None, [override])
+
+
+@pytest.mark.parametrize(("teacher", "message"), [("no-such-bot", "no-such-bot"), ("ds-heuristic", "plays")])
+def test_a_teacher_that_cannot_teach_stops_the_run_before_its_folder(tmp_path, capsys, teacher, message):
+    runs = tmp_path / "runs"
+    assert train(["--set", f"runs_dir={runs}", "--set", f"imitate.teacher={teacher}"]) == 2
+    err = capsys.readouterr().err
+    assert "imitate" in err and message in err
+    assert not runs.exists()
+
+
+def test_training_starts_from_the_clone_and_says_so_in_the_card(tmp_path):
+    cfg = {"total_timesteps": 256, "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
+           "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+           "league": {"mix": {"random": 1.0}},
+           "imitate": {"teacher": "heuristic", "games": 4, "epochs": 2, "holdout": 0.25},
+           "eval": {"every": 512, "games": 1, "final_games": 0, "final_panel_games": 0},
+           "run_name": "cloned", "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "out")}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert train(["--config", str(path)]) == 0
+    card = json.loads((tmp_path / "out" / "cloned" / "card.json").read_text())
+    im = card["imitation"]
+    assert im["teacher"] == "heuristic" and im["games"] == 4 and im["decisions"] > 0
+    assert im["opponents"][0] == "heuristic" and "value" in im["opponents"]  # the teacher and the zoo
+    assert 0 <= im["holdout_agreement"] <= 1 and im["epoch"] == 2
