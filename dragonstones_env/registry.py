@@ -8,7 +8,7 @@ which re-exports it and imports the built-in games.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,3 +110,22 @@ def all() -> list[GameSpec]:
 
 def ids() -> tuple[str, ...]:
     return tuple(_GAMES)
+
+
+class ByGame(Mapping):
+    """A read-only mapping game id -> one fact of its spec (``ByGame(lambda s: s.zoo)``), read from
+    the registry at each look-up, so that games registered later are in it too."""
+
+    def __init__(self, fact: Callable[[GameSpec], Any]):
+        self._fact = fact
+
+    def __getitem__(self, game: str) -> Any:
+        if game not in _GAMES:
+            raise KeyError(game)
+        return self._fact(_GAMES[game])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_GAMES)
+
+    def __len__(self) -> int:
+        return len(_GAMES)

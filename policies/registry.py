@@ -6,13 +6,13 @@ format (card, weights, checks) in :mod:`policies.checkpoint`, which this module 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dragonstones_env import games
+from dragonstones_env.registry import ByGame
 
 from .base import Policy, PolicyError, RandomPolicy
 from .bots import BOTS
@@ -30,23 +30,9 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
 }
 
 
-class _Zoo(Mapping):
-    """The zoo: rule-based bots of distinct styles, by game id, for panels that mix them (issue #10).
-    Each game's spec lists its own (``GameSpec.zoo``); this reads them from the game registry."""
-
-    def __getitem__(self, game: str) -> tuple[str, ...]:
-        if game not in games.ids():
-            raise KeyError(game)
-        return games.get(game).zoo
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(games.ids())
-
-    def __len__(self) -> int:
-        return len(games.ids())
-
-
-ZOO: Mapping[str, tuple[str, ...]] = _Zoo()
+# The zoo: rule-based bots of distinct styles, by game id, for panels that mix them (issue #10);
+# each game's spec lists its own (``GameSpec.zoo``).
+ZOO: Mapping[str, tuple[str, ...]] = ByGame(lambda spec: spec.zoo)
 
 
 def zoo(game: str) -> list[str]:

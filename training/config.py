@@ -29,7 +29,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ import yaml
 
 from dragonstones_env import games
 from dragonstones_env.games import GameSpec
+from dragonstones_env.registry import ByGame
 from play.league import KINDS
 
 
@@ -89,23 +90,9 @@ def _load_yaml(text: str, where: str) -> Any:
 
 
 
-class _EnvNames(Mapping):
-    """The PettingZoo name (with its layout version) of each game id, as checkpoint cards record
-    it (``ENV_NAMES["dragonstones"] == "dragonstones_v1"``), read from the game registry."""
-
-    def __getitem__(self, game: str) -> str:
-        if game not in games.ids():
-            raise KeyError(game)
-        return games.get(game).name
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(games.ids())
-
-    def __len__(self) -> int:
-        return len(games.ids())
-
-
-ENV_NAMES: Mapping[str, str] = _EnvNames()
+# The PettingZoo name (with its layout version) of each game id, as checkpoint cards record it
+# (``ENV_NAMES["dragonstones"] == "dragonstones_v1"``), read from the game registry.
+ENV_NAMES: Mapping[str, str] = ByGame(lambda spec: spec.name)
 
 
 def game_of_env(env_id: str) -> GameSpec | None:
