@@ -1,0 +1,40 @@
+"""The games the app knows: one adapter module per game, looked up in ONE place (:func:`game`).
+
+An adapter exports the same names: ``NAME``, ``TITLE``, ``MIN_PLAYERS``, ``MAX_PLAYERS``,
+``DEFAULT_PLAYERS``, ``POLICY_GAMES`` (the ``game`` names its bots carry), ``DEFAULT_OPPONENT``,
+``KIND_KEY`` and ``INPUT_EVENTS`` (its record format), and the functions ``make_env``,
+``is_record``, ``check_record``, ``env_for_record``, ``encode``, ``view``, ``hidden``, ``race``,
+``groups`` and ``log_line``. Nothing outside the adapters tells games apart.
+
+When the game registry (``dragonstones_env.games``) lands, :func:`game` and :func:`names` are
+the only functions to point at it.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import drachenschatten, fist
+
+GAMES: dict[str, ModuleType] = {m.NAME: m for m in (fist, drachenschatten)}
+
+
+def names() -> list[str]:
+    """The games, in menu order."""
+    return list(GAMES)
+
+
+def game(name: object) -> ModuleType:
+    """The adapter of game ``name``; a KeyError naming the known games otherwise."""
+    if not isinstance(name, str) or name not in GAMES:
+        raise KeyError(f"unknown game {name!r}: known games are {', '.join(GAMES)}")
+    return GAMES[name]
+
+
+def for_record(record: list) -> ModuleType:
+    """The adapter whose engine wrote ``record`` (by its start event); a KeyError otherwise."""
+    for module in GAMES.values():
+        if module.is_record(record):
+            return module
+    raise KeyError("the record's first event is not the start event of any known game "
+                   f"({', '.join(GAMES)})")
