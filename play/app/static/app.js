@@ -128,7 +128,7 @@ function drawSide(s) {
   drawActions(s);
   const race = $("#race");
   fill(race, el("h3", {}, "Race"), ...s.race.flatMap((bars, i) => bars.map((b) =>
-    el("div", { class: "race-row" }, el("span", { class: "who" }, `${s.names[i]} ${b.label}`),
+    el("div", { class: "race-row" }, el("span", { class: "who", title: s.names[i] }, `player_${i} ${b.label}`),
        el("div", { class: "bar" }, el("span", { style: `width:${Math.min(100, (100 * b.value) / b.target)}%` })), `${b.value}/${b.target}`))));
   fill($("#log"), ...s.log.map((line) => el("li", {}, line)));
   $("#log").scrollTop = 1e9;
@@ -147,7 +147,8 @@ function drawSide(s) {
     fill(ins, el("h3", {}, "Policy insight"), ...s.insight.map((x) => el("div", { class: "insight" },
       el("div", {}, `${s.names[x.seat]} (${x.policy})` + (x.value === null ? "" : ` value ${x.value}`)),
       ...x.top.map((t) => el("div", { class: "prob" + (s.next && s.next.action === t.action && s.next.seat === x.seat ? " chosen" : "") },
-        el("div", { class: "bar" }, el("span", { style: `width:${100 * t.p}%` })), `${(100 * t.p).toFixed(1)}%`, t.text)))));
+        el("div", { class: "bar" }, el("span", { style: `width:${100 * t.p}%` })),
+        el("span", { class: "pct" }, `${(100 * t.p).toFixed(1)}%`), el("span", {}, t.text))))));
   }
 }
 
@@ -230,7 +231,10 @@ async function start() {
   const game = $("#game").value, n = +$("#players").value, me = +$("#my-seat").value;
   const seats = [...Array(n).keys()].map((i) => (i === me ? "human" : $(`#policy-${i}`).value));
   try {
-    const { id } = await api("POST", "/api/games", { game, players: n, seats, pace_ms: +$("#pace").value, insight: $("#insight").checked });
+    // ?seed=N in the page's address replays the same deal (reproducible tables, the browser test)
+    const seed = new URLSearchParams(location.search).get("seed");
+    const { id } = await api("POST", "/api/games", { game, players: n, seats, pace_ms: +$("#pace").value,
+                                                     insight: $("#insight").checked, seed: seed === null ? undefined : +seed });
     Object.assign(ui, { gameId: id, seat: me, replayId: null });
     $("#replay-bar").hidden = true;
     $("#setup").hidden = true;
@@ -316,6 +320,8 @@ function setMode(mode) {
   $("#play-setup").hidden = mode !== "play";
   $("#replay-setup").hidden = mode !== "replay";
   $("#setup").hidden = false;
+  $("#board").hidden = true;  // the setup replaces the table until a game or replay opens
+  clearTimeout(ui.timer);
 }
 
 async function init() {
