@@ -119,7 +119,8 @@ def test_replay_with_checkpoint_insight(page, server_url):
     rid, steps = page.evaluate("ui.replayId"), page.evaluate("ui.replay.steps")
 
     def top(k):
-        return json.load(urllib.request.urlopen(f"{server_url}/api/replays/{rid}?step={k}&seat=all"))["insight"][0]["top"]
+        state = json.load(urllib.request.urlopen(f"{server_url}/api/replays/{rid}?step={k}&seat=all"))
+        return state["insight"][0]["top"]
 
     # a decision mid-game where the champion hesitates: worth a picture
     step = next((k for k in range(20, steps) if len(top(k)) >= 3 and top(k)[0]["p"] < 0.7), 0)
