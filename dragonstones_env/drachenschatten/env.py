@@ -84,7 +84,8 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     metadata = {
         "name": "drachenschatten_v0",
         "layout": LAYOUT_SIGNATURE,
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
     OPTIONS = OPTIONS
@@ -144,6 +145,18 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         (stacks' remaining counts, collections with ready state, turn, whose turn, decision, ...)
         plus ``agent_selection`` and ``penalized`` (the agent whose illegal action ended the game)."""
         return {**super().state_dict(), "agent_selection": self.agent_selection}
+
+    def render(self) -> Any:
+        """``rgb_array``: the current agent's view as an H x W x 3 uint8 picture; text otherwise."""
+        if self.render_mode == "rgb_array":
+            return None if self.game is None else self.picture(self.agent_name_mapping[self.agent_selection])
+        return super().render()
+
+    def picture(self, seat: int) -> np.ndarray:
+        """The table as seat ``seat`` sees it (from its observation), drawn with Pillow."""
+        from .picture import picture
+
+        return picture(self, seat)
 
     def render_text(self, viewer: int) -> str:
         """The table as seat ``viewer`` may see it: public cards plus the viewer's own torch memory."""

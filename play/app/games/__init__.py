@@ -4,7 +4,8 @@ An adapter exports the same names: ``NAME``, ``TITLE``, ``MIN_PLAYERS``, ``MAX_P
 ``DEFAULT_PLAYERS``, ``POLICY_GAMES`` (the ``game`` names its bots carry), ``DEFAULT_OPPONENT``,
 ``KIND_KEY`` and ``INPUT_EVENTS`` (its record format), and the functions ``make_env``,
 ``is_record``, ``check_record``, ``env_for_record``, ``encode``, ``view``, ``hidden``, ``race``,
-``groups`` and ``log_line``. Nothing outside the adapters tells games apart.
+``groups``, ``log_line``, and for the terminal ``headline`` and ``seat_line``.
+Nothing outside the adapters tells games apart.
 
 When the game registry (``dragonstones_env.games``) lands, :func:`game` and :func:`names` are
 the only functions to point at it.

@@ -142,3 +142,22 @@ def log_line(event: dict[str, Any], viewer: int | None, names: list[str]) -> str
         won = ", ".join(names[p] for p in event["winners"]) or "nobody"
         return f"Game over ({event['reason']}): {won} wins"
     return event_text(event, "event", names)
+
+
+def headline(v: dict[str, Any]) -> str:
+    """One line for the terminal: turn, decision, and the stacks' heights."""
+    card = f" - {v['card']}" if v["card"] else ""
+    seen = ", ".join(f"stack {s}: {t}" for s, t in enumerate(v["memory"]) if t)
+    return (f"Turn {v['turn']}: {v['decision'] or 'game over'}{card}   stacks village "
+            f"{' '.join(map(str, v['stacks'][:8]))} | caves {' '.join(map(str, v['stacks'][8:]))}"
+            + (f"   you saw {seen}" if seen else ""))
+
+
+def seat_line(v: dict[str, Any], p: int) -> str:
+    """One seat for the terminal: its collection (used objects in brackets) and its race."""
+    pl = v["players"][p]
+    names: list[str] = []
+    for c in pl["collection"]:
+        names += [c["name"]] * c["ready"] + [f"({c['name']})"] * c["other"]
+    cards = ", ".join(names)
+    return f"{pl['kinds']} kinds {pl['beasts']} beasts {pl['treasures']} treasures: {cards or '-'}"

@@ -181,3 +181,18 @@ def log_line(event: dict[str, Any], viewer: int | None, names: list[str]) -> str
         return f"{who} takes {event['amount']} {event['colour']} stone"
     return event_text(event, "type", names)
 
+
+
+def headline(v: dict[str, Any]) -> str:
+    """One line for the terminal: turn, decision and the character it is about."""
+    card = f" - {v['card']}" if v["card"] else ""
+    return f"Turn {v['turn']}/{v['max_turns']}: {v['decision'] or 'game over'}{card}"
+
+
+def seat_line(v: dict[str, Any], p: int) -> str:
+    """One seat for the terminal: score, stones, coins (or '?' behind a screen), sealed bid."""
+    pl = v["players"][p]
+    coins = " ".join(f"{'?' if pl[c] is None else pl[c]}{c[0]}" for c in ("fairy", "common", "silver"))
+    extra = (" black" if pl["black"] else "") + (" amulet" if pl["amulets"] else "") + \
+        (" [sealed]" if pl["has_bid"] else "")
+    return f"score {pl['score']}/3  stones {pl['red']}r {pl['blue']}b {pl['yellow']}y  {coins}{extra}"
