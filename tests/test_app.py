@@ -372,3 +372,22 @@ def test_no_endpoint_shows_what_another_seat_saw_with_a_torch(client):
         if checked >= 4:
             break
     assert checked >= 4
+
+
+# ------------------------------------------------------------------ games of training.evaluate
+def test_a_game_of_evaluate_is_regenerated_exactly(client, tmp_path):
+    evaluate = pytest.importorskip("training.evaluate")
+    from play.app.sessions import evaluation_seed
+
+    assert evaluation_seed(7, 3, 2) == evaluate.policy_seed(7, 3, 2)
+    summary = evaluate.evaluate(["champion", "heuristic", "random"], players=4, games=2, seed=7,
+                                out=tmp_path, progress=False)
+    entries = json.loads((tmp_path / "games.json").read_text())
+    for entry in entries:
+        body = {"game": summary["game"], "deterministic": summary["deterministic"], "regenerate": entry}
+        r = client.post("/api/replays", json=body)
+        assert r.status_code == 201, r.text
+        assert r.json()["seats"] == entry["lineup"] and r.json()["steps"] == entry["steps"]
+    wrong = {"game": "dragonstones", "regenerate": {**entries[0], "steps": entries[0]["steps"] + 1}}
+    r = client.post("/api/replays", json=wrong)
+    assert r.status_code == 422 and "differs from the entry" in r.json()["error"]

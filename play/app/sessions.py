@@ -55,13 +55,13 @@ def _int(value: Any, name: str, low: int, high: int) -> int:
 _POLICY_CACHE: dict[tuple[str, str], bool] = {}
 
 
-def load_seat_policy(mod: ModuleType, spec: Any, seed: int) -> Any:
+def load_seat_policy(mod: ModuleType, spec: Any, seed: int, deterministic: bool = False) -> Any:
     """The policy ``spec`` (a name from ``policies.available()`` or a checkpoint folder), checked to
     play ``mod``'s game. Checkpoints load through ``load_policy``: policy.npz and card.json only."""
     if not isinstance(spec, str) or not spec:
         raise AppError(400, f"a seat is 'human' or a policy spec (a name or a checkpoint folder), got {spec!r}")
     try:
-        policy = load_policy(spec, seed=seed)
+        policy = load_policy(spec, seed=seed, deterministic=deterministic)
     except PolicyError as err:
         raise AppError(400, str(err)) from None
     plays = getattr(policy, "game", None)
@@ -228,11 +228,50 @@ class LiveGame:
         return {"game": self.mod.NAME, "seats": self.seats, "record": self.env.game.record}
 
 
+def evaluation_seed(seed: int, game_index: int, seat: int) -> int:
+    """The seed ``training.evaluate`` resets the policy of one seat of one game with (its
+    ``policy_seed``; restated here because play must not import training, and pinned by a test)."""
+    return int(np.random.SeedSequence([seed, game_index, seat]).generate_state(1)[0])
+
+
+def regenerate(body: dict[str, Any]) -> dict[str, Any]:
+    """A game of ``training.evaluate``'s output played again exactly, from its ``games.json`` entry:
+    ``{"game": summary's game, "deterministic": summary's flag, "regenerate": entry}``. The game's
+    seed, line-up and the policies' seeds (derived from the evaluation seed, ``entry["seed"] -
+    entry["game"]``) give the same game; a 422 if it does not end as the entry says."""
+    mod = adapter(body.get("game"))
+    entry = body["regenerate"]
+    if not isinstance(entry, dict):
+        raise AppError(400, "regenerate takes one entry of games.json: {\"game\", \"seed\", \"lineup\", ...}")
+    index = _int(entry.get("game"), "the entry's game index", 0, 2**31)
+    seed = _int(entry.get("seed"), "the entry's seed", index, 2**63 - 1)
+    lineup = entry.get("lineup")
+    if not isinstance(lineup, list) or not mod.MIN_PLAYERS <= len(lineup) <= mod.MAX_PLAYERS:
+        raise AppError(400, f"the entry's lineup must list {mod.MIN_PLAYERS} to {mod.MAX_PLAYERS} policy specs")
+    deterministic = bool(body.get("deterministic", False))
+    policies = [load_seat_policy(mod, spec, evaluation_seed(seed - index, index, i), deterministic)
+                for i, spec in enumerate(lineup)]
+    env = mod.make_env(len(lineup))
+    env.reset(seed=seed)
+    steps = 0
+    while env.game.decision is not None:
+        env.step(int(policies[env.agent_name_mapping[env.agent_selection]].act(env.observe(env.agent_selection))))
+        steps += 1
+    winners = sorted({env.agent_name_mapping[a] for info in env.infos.values() for a in info.get("winners", [])})
+    if "steps" in entry and (steps != entry["steps"] or winners != entry.get("winners", winners)):
+        raise AppError(422, f"the regenerated game differs from the entry ({steps} steps, winners {winners}; the "
+                            f"entry says {entry['steps']} steps, winners {entry.get('winners')}): other policies "
+                            "or package version, or another 'deterministic' setting")
+    return {"game": mod.NAME, "seats": [str(s) for s in lineup], "record": env.game.record}
+
+
 def parse_record(body: Any) -> tuple[ModuleType, list[dict], list[str] | None]:
-    """A record to replay: the engine's JSON record (a list of events) or a file saved by the app
-    (``{"game", "seats", "record"}``). Checked by the engine's replay; a ReplayError names the
-    first bad event."""
+    """A record to replay: the engine's JSON record (a list of events), a file saved by the app
+    (``{"game", "seats", "record"}``), or a game of ``training.evaluate`` to regenerate (see
+    :func:`regenerate`). Checked by the engine's replay; a ReplayError names the first bad event."""
     seats = None
+    if isinstance(body, dict) and "regenerate" in body:
+        body = regenerate(body)
     if isinstance(body, dict):
         seats = body.get("seats")
         body = body.get("record")

@@ -1,7 +1,8 @@
 """The games the app knows: one adapter module per game, looked up in ONE place (:func:`game`).
 
 An adapter exports the same names: ``NAME``, ``TITLE``, ``MIN_PLAYERS``, ``MAX_PLAYERS``,
-``DEFAULT_PLAYERS``, ``POLICY_GAMES`` (the ``game`` names its bots carry), ``DEFAULT_OPPONENT``,
+``DEFAULT_PLAYERS``, ``ALIASES`` (other names of the game), ``POLICY_GAMES`` (the ``game`` names
+its bots carry), ``DEFAULT_OPPONENT``,
 ``KIND_KEY`` and ``INPUT_EVENTS`` (its record format), and the functions ``make_env``,
 ``is_record``, ``check_record``, ``env_for_record``, ``encode``, ``view``, ``hidden``, ``race``,
 ``groups``, ``log_line``, and for the terminal ``headline`` and ``seat_line``.
@@ -27,9 +28,10 @@ def names() -> list[str]:
 
 def game(name: object) -> ModuleType:
     """The adapter of game ``name``; a KeyError naming the known games otherwise."""
-    if not isinstance(name, str) or name not in GAMES:
-        raise KeyError(f"unknown game {name!r}: known games are {', '.join(GAMES)}")
-    return GAMES[name]
+    for module in GAMES.values():
+        if name == module.NAME or name in module.ALIASES:
+            return module
+    raise KeyError(f"unknown game {name!r}: known games are {', '.join(GAMES)}")
 
 
 def for_record(record: list) -> ModuleType:

@@ -24,6 +24,7 @@ MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = raw_env.MIN_PLAYERS, raw_env.MAX_PLA
 ENV_NAME = raw_env.metadata["name"]
 POLICY_GAMES = ("drachenschatten", ENV_NAME)
 DEFAULT_OPPONENT = "ds-heuristic"
+ALIASES = ("drachenschatten",)  # the name training.evaluate gives the game (summary.json "game")
 KIND_KEY = "event"
 INPUT_EVENTS = ("option",)
 _TITLES = {

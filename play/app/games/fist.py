@@ -25,6 +25,7 @@ ENV_NAME = raw_env.metadata["name"]
 # The names bots give as their ``game`` (the heuristic says "dragonstones", checkpoints their env).
 POLICY_GAMES = ("dragonstones", ENV_NAME)
 DEFAULT_OPPONENT = "heuristic"
+ALIASES = ("dragonstones",)  # the name training.evaluate gives the game (summary.json "game")
 KIND_KEY = "type"  # the key naming an event's kind in this engine's records
 INPUT_EVENTS = ("choice",)
 _SEALED = ("bid", "tiebreak")  # decisions whose choice stays secret until the reveal (F43)
