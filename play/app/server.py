@@ -128,7 +128,8 @@ def create_app() -> Starlette:
         replay = Replay(await _body(request))
         key = store.add(replay)
         return _json({"id": key, "game": replay.mod.NAME, "steps": replay.steps,
-                      "players": len(replay.seats), "seats": replay.seats}, 201)
+                      "players": len(replay.seats), "seats": replay.seats,
+                      "turns": {str(t): step for t, step in replay.turns.items()}}, 201)
 
     def show_replay(request: Request) -> Response:
         replay, lock = store.get(request.path_params["id"], Replay)

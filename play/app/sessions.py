@@ -309,7 +309,10 @@ class Replay:
             raise AppError(422, "records with 'arrange' events (test set-ups) cannot be stepped through here")
         self.inputs: list[tuple[int, int]] = []  # (record index after which the step happens, action)
         self.cut: list[int] = [0]  # record length before each step
+        self.turns: dict[int, int] = {}  # turn number -> the first step of that turn ("jump to a turn")
         for i, ev in enumerate(self.record):
+            if ev.get(self.mod.KIND_KEY) == "turn" and isinstance(ev.get("turn"), int):
+                self.turns.setdefault(ev["turn"], len(self.inputs))
             if ev.get(self.mod.KIND_KEY) in self.mod.INPUT_EVENTS:
                 self.cut.append(i)
                 self.inputs.append((ev["player"], self.mod.encode(ev["option"], ev["player"], n)))

@@ -87,7 +87,6 @@ def test_fist_game_against_random_bots_then_its_replay(page, server_url):
     made = _play_by_clicking(page, rng, shot_at=6, shot=DOCS / "app-play.png")
     assert made > 5
     assert page.text_content("#winners").startswith("Winner: player_")
-    page.screenshot(path=str(DOCS / "app-result.png"))
 
     _replay_last(page)
     steps = page.evaluate("ui.replay.steps")
@@ -98,6 +97,8 @@ def test_fist_game_against_random_bots_then_its_replay(page, server_url):
     _at(page, 3)
     page.click("#step-prev")
     _at(page, 2)
+    page.select_option("#turn-select", label="2")  # jump to a turn
+    _at(page, page.evaluate("ui.replay.turns['2']"))
     _check_views(page, steps)
     page.click("#step-last")
     _at(page, steps)

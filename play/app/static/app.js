@@ -256,6 +256,7 @@ async function openReplay(body) {
     fill($("#view-select"), el("option", { value: "all" }, "whole table"),
       ...r.seats.map((s, i) => el("option", { value: i }, `player_${i}'s view`)));
     $("#view-select").value = "0";
+    fill($("#turn-select"), Object.entries(r.turns).map(([t, step]) => el("option", { value: step }, t)));
     showStep(0);
   } catch (err) { showError(err); }
 }
@@ -268,6 +269,8 @@ async function showStep(step) {
     const s = await api("GET", `/api/replays/${ui.replayId}?step=${step}&seat=${seat}` + (insight ? `&insight=${encodeURIComponent(insight)}` : ""));
     $("#step-slider").value = step;
     $("#step-label").textContent = `decision ${step} / ${ui.replay.steps}`;
+    const turn = [...$("#turn-select").options].filter((o) => +o.value <= step).pop();  // the turn shown
+    if (turn) $("#turn-select").value = turn.value;
     render(s);
   } catch (err) { showError(err); }
 }
@@ -346,6 +349,7 @@ async function init() {
   $("#step-last").addEventListener("click", () => showStep(ui.replay.steps));
   $("#step-slider").addEventListener("change", () => showStep(+$("#step-slider").value));
   $("#view-select").addEventListener("change", () => showStep(+$("#step-slider").value));
+  $("#turn-select").addEventListener("change", () => showStep(+$("#turn-select").value));
   $("#insight-policy").addEventListener("change", () => ui.replayId && showStep(+$("#step-slider").value));
   document.addEventListener("keydown", (e) => {
     if (!ui.replayId || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") return;
