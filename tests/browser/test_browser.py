@@ -47,6 +47,10 @@ def _play_by_clicking(page, rng, shot_at=None, shot=None, limit=400) -> int:
             if made == shot_at and shot:
                 page.screenshot(path=str(shot))
             page.click("#submit-bid")
+        elif made % 2 and page.query_selector_all(".stack.clickable"):  # DrachenSchatten: click a stack itself
+            if made == shot_at and shot:
+                page.screenshot(path=str(shot))
+            rng.choice(page.query_selector_all(".stack.clickable")).click()
         else:
             choices = page.query_selector_all("button.choice")
             assert choices, "a decision with neither a bid builder nor choice buttons"

@@ -109,8 +109,18 @@ def race(v: dict[str, Any]) -> list[list[dict[str, Any]]]:
              {"label": "treasures", "value": p["treasures"], "target": 3}] for p in v["players"]]
 
 
+_STACK_FAMILIES = ("pick", "turn_over", "view")  # decisions that name one stack: clickable on the table
+
+
 def groups(env: raw_env, seat: int, legal: np.ndarray) -> list[dict[str, Any]]:
-    return button_groups(env, A.FAMILIES, legal, _TITLES)
+    """Buttons per action family; an action about one stack also names it, so the page can make
+    that stack clickable."""
+    out = button_groups(env, A.FAMILIES, legal, _TITLES)
+    for group in out:
+        if group["family"] in _STACK_FAMILIES:
+            for a in group["actions"]:
+                a["stack"] = A.decode(a["action"], seat, env.num_players)[1]
+    return out
 
 
 def log_line(event: dict[str, Any], viewer: int | None, names: list[str]) -> str | None:

@@ -73,9 +73,13 @@ const DRAW = {
   drachenschatten: {
     centre(s) {
       const v = s.view;
+      // a legal action about one stack (pick, turn over, look at) is also a click on that stack
+      const onStack = {};
+      for (const g of s.actions || []) for (const a of g.actions || []) if (a.stack !== undefined) onStack[a.stack] = a;
       const stacks = v.stacks.map((n, k) => {
         const top = s.hidden ? s.hidden.stack_cards[k][0] : v.memory[k];
-        return el("div", { class: "stack " + (k >= 8 ? "caves " : "") + (n ? "" : "empty"), title: `stack ${k}` },
+        const click = onStack[k] ? { onclick: () => act(onStack[k].action), title: onStack[k].text } : { title: `stack ${k}` };
+        return el("div", { class: "stack " + (k >= 8 ? "caves " : "") + (n ? "" : "empty") + (onStack[k] ? " clickable" : ""), ...click },
           el("span", { class: "n" }, n),
           top ? el("span", { class: "top" + (s.hidden ? " hidden-info" : ""), "data-hidden": s.hidden ? "stack" : "memory" }, top) : null);
       });
