@@ -395,3 +395,39 @@ def test_a_game_of_evaluate_is_regenerated_exactly(client, tmp_path):
     wrong = {"game": "dragonstones", "regenerate": {**entries[0], "steps": entries[0]["steps"] + 1}}
     r = client.post("/api/replays", json=wrong)
     assert r.status_code == 422 and "differs from the entry" in r.json()["error"]
+
+
+# ------------------------------------------------------------------ the views say what the engine says
+def test_what_a_seat_is_shown_agrees_with_the_public_engine_state():
+    """The views are decoded from observations; checked here against the engine's public facts."""
+    from dragonstones_env import drachenschatten, env
+    from play.app.games import drachenschatten as ds_view
+    from play.app.games import fist as fist_view
+
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        e = env(num_players=3 + seed % 4)
+        e.reset(seed=seed)
+        raw, g = e.unwrapped, e.unwrapped.game
+        while g.decision is not None:
+            viewer = int(rng.integers(raw.num_players))
+            v = fist_view.view(raw, viewer)
+            assert [(a.card, a.values) for a in g.auctions if a.bids is not None] == \
+                [(a["card"], [b["value"] for b in a["bids"]]) for a in v["auctions"] if a["bids"]]
+            assert [p["score"] for p in v["players"]] == [pl.score for pl in g.players]
+            stones = [[p[c] for c in ("red", "blue", "yellow")] for p in v["players"]]
+            assert stones == [list(pl.stones) for pl in g.players]
+            assert v["acting"] == g.decision.player and v["turn"] == g.turn
+            e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+        d = drachenschatten.env(num_players=2 + seed % 3)
+        d.reset(seed=seed)
+        raw, g = d.unwrapped, d.unwrapped.game
+        while g.decision is not None:
+            viewer = int(rng.integers(raw.num_players))
+            v = ds_view.view(raw, viewer)
+            state = g.state_dict()
+            assert v["stacks"] == state["stacks"] and v["acting"] == g.decision.player
+            assert [p["cards"] for p in v["players"]] == [len(c) for c in g._collections]
+            assert {s: t for s, t in enumerate(v["memory"]) if t} == {
+                s: ds_view.CARD_NAMES[t] for s, t in g.memory(viewer).items()}
+            d.step(int(rng.choice(np.flatnonzero(d.observe(d.agent_selection)["action_mask"]))))

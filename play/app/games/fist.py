@@ -81,13 +81,13 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
         for status, counts in d["turn_cards"].items():
             characters += [{"name": name, "status": status}] * round(counts[i])
     auctions = []
-    for slot, card in enumerate(d["bid_cards"]):
-        if card is None:
-            continue
+    held = [slot for slot, card in enumerate(d["bid_cards"]) if card is not None]
+    for slot in held:
         bids = d["bids"]
         rows = [{k: plain(bids[k][slot][rel(p)]) for k in bids} for p in range(n)]
-        revealed = any(any(v for v in row.values()) for row in rows)
-        auctions.append({"card": card, "bids": rows if revealed else None})
+        # every auction of the turn is revealed but the last while its bids are being sealed
+        revealed = slot != held[-1] or d["decision"] != "bid"
+        auctions.append({"card": d["bid_cards"][slot], "bids": rows if revealed else None})
     max_turns = env.options["max_turns"]  # a public option of the table
     return {
         "turn": round(d["progress"]["turn_fraction"] * max_turns),

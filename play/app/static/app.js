@@ -48,6 +48,9 @@ const DRAW = {
         v.card ? el("div", { class: "card-face big", id: "current-card" }, v.card) : el("div", {}, "—"),
         el("div", {}, (v.decision || "game over").replace("_", " ")),
         el("div", {}, chars),
+        // this turn's revealed bids, auction by auction (bid values by seat)
+        el("div", { class: "bank", id: "revealed" }, v.auctions.filter((a) => a.bids).map((a) =>
+          el("div", {}, `${a.card}: ` + a.bids.map((b, i) => `${s.names[i].split(" ")[0]} ${b.value}`).join(" · ")))),
         el("div", { class: "bank" }, "bank: ", chips(v.bank), ` ${v.bank.fairy} fairy · ${v.bank.common} common · ${v.bank.silver} silver · ${v.bank.amulets} amulets`),
         hidden,
       ];
