@@ -8,13 +8,13 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test test-rllib lint bench train panel clean
+.PHONY: test test-rllib test-browser lint bench train panel serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev,train,bench]"
+	$(PY) -m pip install --quiet -e ".[dev,train,bench,app]"
 	touch $@
 
 test: $(STAMP)
@@ -35,6 +35,20 @@ $(RLLIB_STAMP): pyproject.toml
 
 test-rllib: $(RLLIB_STAMP)
 	RLLIB_REQUIRED=1 $(RLLIB_PY) -m pytest -o addopts=-q tests/rllib
+
+# The browser test (tests/browser): the web app driven by Playwright in Debian's chromium
+# (Playwright's own browser download is not reachable here). chromium is installed with apt
+# when missing; BROWSER_REQUIRED=1 turns "no chromium" into a failure instead of a skip.
+test-browser: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium) \
+		|| echo "chromium could not be installed with apt"
+	BROWSER_REQUIRED=1 $(PY) -m pytest -o addopts=-q tests/browser
+
+# The browser table on http://127.0.0.1:8000/ (HOST=0.0.0.0 to share it on a network)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+serve: $(STAMP)
+	$(VENV)/bin/dragonstones serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

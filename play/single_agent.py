@@ -72,7 +72,7 @@ def _reseed(policy: Any, seed: int) -> None:
 class SingleAgentEnv(gym.Env):
     """One learner against policies in the other seats of an AEC game."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -204,6 +204,8 @@ class SingleAgentEnv(gym.Env):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":  # the learner's view (gymnasium.wrappers.RecordVideo)
+            return self.aec.picture(self.seat)
         text = self.aec.render_text(self.seat)
         if self.render_mode == "human":
             print(text)

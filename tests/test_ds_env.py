@@ -157,7 +157,7 @@ def test_unknown_and_bad_options_raise_naming_them():
         with pytest.raises(ValueError, match="max_steps"):
             ds_env(max_steps=bad)
     with pytest.raises(ValueError, match="render_mode"):
-        ds_env(render_mode="rgb_array")
+        ds_env(render_mode="rgb_array_list")
 
 
 def test_illegal_actions_raise_and_change_nothing():

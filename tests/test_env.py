@@ -235,7 +235,7 @@ def test_unknown_option_and_bad_values_are_named():
     with pytest.raises(ValueError, match="illegal_action"):
         raw_env(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="rgb_array_list")
 
 
 def test_describe_action_reads_every_family():

@@ -1,4 +1,4 @@
-"""The one training league (training/league.py) of both trainers, without Ray: kinds drawn in
+"""The one training league (play/league.py) of both trainers, without Ray: kinds drawn in
 proportion, whole tables of one kind, PFSP, report() statistics, the fallbacks before the
 learner's weights exist, bad values, and the RLlib env's use of it (training/rllib_env.py
 imports without Ray)."""

@@ -126,7 +126,7 @@ class PPO(PPOCommon):
 
 @dataclass
 class LeagueConfig:
-    """Who sits at the learner's table (training/league.py says what each kind is and why). The
+    """Who sits at the learner's table (play/league.py says what each kind is and why). The
     same section for training/train.py and training/train_rllib.py."""
 
     # Weights of each kind of opponent: latest (the learner's current weights), snapshot (past

@@ -98,7 +98,7 @@ class RLlibConfig(RunConfig):
     total_timesteps: int = 200_000  # env steps: decisions of learning seats
     ray: RayConfig = field(default_factory=RayConfig)
     ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
-    # the same section as training/train.py's (training/league.py): one YAML league for both trainers
+    # the same section as training/train.py's (play/league.py): one YAML league for both trainers
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 

@@ -62,6 +62,7 @@ from dragonstones_env.layout import signature
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
+from .picture import picture as draw_picture
 from .rules import DEFAULT_MAX_STEPS, MAX_PLAYERS, MIN_PLAYERS, DrachenSchattenGame
 
 # Fingerprint of the observation and action layouts: checkpoints made for another are refused.
@@ -85,7 +86,8 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     metadata = {
         "name": "drachenschatten_v0",
         "layout": LAYOUT_SIGNATURE,
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
     OPTIONS = OPTIONS
@@ -138,6 +140,16 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         (stacks' remaining counts, collections with ready state, turn, whose turn, decision, ...)
         plus ``agent_selection`` and ``penalized`` (the agent whose illegal action ended the game)."""
         return {**super().state_dict(), "agent_selection": self.agent_selection}
+
+    def render(self) -> Any:
+        """``rgb_array``: the current agent's view as an H x W x 3 uint8 picture; text otherwise."""
+        if self.render_mode == "rgb_array":
+            return None if self.game is None else self.picture(self.agent_name_mapping[self.agent_selection])
+        return super().render()
+
+    def picture(self, seat: int) -> np.ndarray:
+        """The table as seat ``seat`` sees it (from its observation), drawn with Pillow."""
+        return draw_picture(self, seat)
 
     def render_text(self, viewer: int) -> str:
         """The table as seat ``viewer`` may see it: public cards plus the viewer's own torch memory."""

@@ -49,6 +49,7 @@ from . import actions as A
 from .cards import COLOURS
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
+from .picture import picture as draw_picture
 
 # Fingerprint of the observation and action layouts: checkpoints made for another are refused.
 LAYOUT_SIGNATURE = signature("dragonstones_v1", LAYOUT, A.NUM_ACTIONS)
@@ -71,7 +72,8 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     metadata = {
         "name": "dragonstones_v1",
         "layout": LAYOUT_SIGNATURE,
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
     OPTIONS = OPTIONS
@@ -138,6 +140,16 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     def state(self) -> np.ndarray:
         """A global view (PettingZoo's optional ``state()``): seat 0's recall observation."""
         return Observer("recall").observe(self.game, 0)
+
+    def render(self) -> Any:
+        """``rgb_array``: the current agent's view as an H x W x 3 uint8 picture; text otherwise."""
+        if self.render_mode == "rgb_array":
+            return None if self.game is None else self.picture(self.agent_name_mapping[self.agent_selection])
+        return super().render()
+
+    def picture(self, seat: int) -> np.ndarray:
+        """The table as seat ``seat`` sees it (from its observation), drawn with Pillow."""
+        return draw_picture(self, seat)
 
     def render_text(self, viewer: int) -> str:
         """The table as seat ``viewer`` may see it (coins of others only in recall mode)."""

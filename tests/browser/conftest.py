@@ -1,0 +1,66 @@
+"""The browser test's set-up: Debian's chromium (Playwright cannot download its own browser here)
+and the app served by uvicorn on a free port in a thread.
+
+Without chromium the tests skip with the reason, unless ``BROWSER_REQUIRED=1`` (set by
+``make test-browser``, which CI runs), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+REQUIRED = os.environ.get("BROWSER_REQUIRED") == "1"
+
+
+def _missing(why: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"{why} (BROWSER_REQUIRED=1: the browser test must run)")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        _missing("no chromium on PATH: `apt-get install chromium` (make test-browser does it)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(chromium_path):
+    """pytest-playwright's launch arguments: the system chromium; no sandbox (CI runs as root)."""
+    return {"executable_path": chromium_path, "args": ["--no-sandbox", "--disable-gpu"]}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args():
+    return {"viewport": {"width": 1400, "height": 900}, "accept_downloads": True}
+
+
+@pytest.fixture(scope="session")
+def server_url() -> str:
+    try:
+        import uvicorn
+
+        from play.app.server import create_app
+    except ImportError as err:
+        _missing(f"the [app] extra is not installed ({err})")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=5)
