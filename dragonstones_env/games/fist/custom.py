@@ -51,8 +51,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import tomllib
 
-from dragonstones_env.core import ReplayError
-
 from . import engine
 from .cards import BY_NAME, CHARACTER_INDEX, CHARACTER_SLOTS, COLOURS, SPECIAL_DECK, STANDARD
 from .engine import STOCK, Auction
@@ -576,20 +574,18 @@ class Deck:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Deck:
-        """The deck of a record or state; a card this process does not know is refused."""
+        """The deck of a record or state; a card this process does not know is refused
+        (:class:`CharacterError`; :func:`replay` reports it as a ``ReplayError`` of the start event)."""
         cards = []
         for c in d.get("custom", []):
             if c.get("python"):
                 known = PYTHON_CHARACTERS.get(c["name"])
                 if known is None:
-                    raise ReplayError(f"unknown card {c['name']!r}: a Python character; import the module "
-                                      "that registers it with @character before replaying")
+                    raise CharacterError(f"unknown card {c['name']!r}: a Python character; import the module "
+                                         "that registers it with @character before replaying")
                 cards.append(known)
             else:
-                try:
-                    cards.append(card_from_dict(c, "the record"))
-                except CharacterError as err:
-                    raise ReplayError(f"the record's custom card is refused: {err}") from None
+                cards.append(card_from_dict(c, "the record"))
         return cls(tuple(cards), tuple(d.get("exclude", ())))
 
 
