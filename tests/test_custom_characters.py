@@ -223,7 +223,7 @@ def test_layout_signature_unchanged():
 
 def _random_game(e, seed, rng):
     e.reset(seed=seed)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)
@@ -302,7 +302,7 @@ def test_observation_shows_custom_cards_in_reserved_slots_and_describe_names_the
     rng = np.random.default_rng(11)
     for seed in range(30):
         e.reset(seed=seed)
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
                 e.step(None)

@@ -50,7 +50,8 @@ def soak(games: int, characters: Any = EXAMPLE, exclude: tuple[str, ...] = (), s
             again = custom.replay(json.loads(json.dumps(g.record)))
             violations += again.state_dict() != g.state_dict()
             replayed += 1
-    return {"games": games, "wins": wins, "violations": violations, "replayed": replayed, "custom_powers_used": dict(used)}
+    return {"games": games, "wins": wins, "violations": violations, "replayed": replayed,
+            "custom_powers_used": dict(used)}
 
 
 def main(argv: list[str] | None = None) -> None:
