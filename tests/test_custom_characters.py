@@ -343,3 +343,17 @@ def test_random_soak_conserves_everything():
 
     result = soak(60, EXAMPLE)
     assert result["games"] == 60 and result["violations"] == 0
+
+
+def test_training_config_and_evaluate_take_the_deck():
+    from training.config import ConfigError, RunConfig, validate_run
+    from training.evaluate import evaluate
+
+    cfg = RunConfig(characters=str(EXAMPLE), exclude=["Troll"])
+    validate_run(cfg)
+    assert cfg.env_options()["exclude"] == ["Troll"]
+    with pytest.raises(ConfigError, match="characters"):
+        validate_run(RunConfig(exclude=["Witch"]))
+    summary = evaluate(["heuristic", "random"], players=4, games=4, progress=False,
+                       env_options={"characters": str(EXAMPLE)})
+    assert summary["games"] == 4 or len(summary["games"]) == 4
