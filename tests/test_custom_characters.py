@@ -357,3 +357,29 @@ def test_training_config_and_evaluate_take_the_deck():
     summary = evaluate(["heuristic", "random"], players=4, games=4, progress=False,
                        env_options={"characters": str(EXAMPLE)})
     assert summary["games"] == 4 or len(summary["games"]) == 4
+
+
+def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
+    from policies import load_policy
+    from policies.bots.fist.table import read
+
+    deck = custom.make_deck(EXAMPLE)
+    bot = load_policy("heuristic", seed=0)
+    e = fist_env(characters=str(EXAMPLE))
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    t = read(decode(obs["observation"]))
+    banker = deck.slot_name("Banker")
+    assert bot.values.gain(banker, t.me, t) == 0.0  # not told about the deck: worth nothing, no crash
+    bot.use_deck(deck)
+    assert bot.values.gain(banker, t.me, t) == pytest.approx(3 * bot.values.p.fairy)
+    assert bot.values.gain(deck.slot_name("Highwayman"), t.me, t) > 0
+    hinted = custom.Custom("Hinted", 1, "", function=lambda g, p, a: None, value_hint=1.0)
+    bot.use_deck(custom.Deck((hinted,)))
+    assert bot.values.gain("custom_1", t.me, t) > 0
+    zoo = load_policy("miser", seed=0)
+    zoo.use_deck(deck)
+    for seed in range(2):
+        from play.arena import play_game
+
+        play_game(lambda: fist_env(characters=str(EXAMPLE)), [bot, zoo, bot, zoo], ["h", "m", "h", "m"], seed=seed)
