@@ -89,6 +89,8 @@ def player_range(game: str) -> tuple[int, int]:
 # Env options of every game evaluate() plays in this process (Fist's custom deck, issue #16:
 # ``characters``, ``exclude``); set by evaluate(env_options=...), in-process only (workers=1).
 ENV_OPTIONS: dict[str, Any] = {}
+# The custom deck of those options (or None): bots that can value one are told it (use_deck).
+ENV_DECK: list[Any] = [None]
 
 
 def env_factory(game: str, players: int):
@@ -159,6 +161,8 @@ class _Player:
             policy.reset(seed)
         else:  # no reset(): a new instance per game keeps results independent of the worker
             policy = instances[copy] = self._load(spec, seed)
+        if ENV_DECK[0] is not None and callable(getattr(policy, "use_deck", None)):
+            policy.use_deck(ENV_DECK[0])  # a rule bot values the custom cards (after its reset)
         return policy
 
     def play(self, game_index: int, seats: Sequence[str]) -> dict[str, Any]:
@@ -330,8 +334,9 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
         raise EvaluationError("env_options (a custom deck) are played with workers=1")
     ENV_OPTIONS.clear()
     if env_options:
-        game_facts(game).env(num_players=players, **env_options)  # a bad option fails before any game
+        probe = game_facts(game).env(num_players=players, **env_options)  # a bad option fails here
         ENV_OPTIONS.update(env_options)
+        ENV_DECK[0] = getattr(probe.unwrapped, "deck", None)
     if run_dir is not None and not (Path(run_dir) / "eval.csv").is_file():
         raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
 
@@ -344,6 +349,7 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
                              f"{game} x{players}")[0]
     finally:
         ENV_OPTIONS.clear()  # this evaluation's deck only
+        ENV_DECK[0] = None
     seconds = time.perf_counter() - start
 
     summary = {
