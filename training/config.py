@@ -184,6 +184,8 @@ class RunConfig:
     num_players: int | list[int] = 4  # a list: one size drawn per episode
     observation_mode: str = "recall"
     reward_shaping: float = 0.0  # Dragonstones: reward per point scored, on top of the final +1/-1/(n-1)
+    characters: str | None = None  # Dragonstones: custom characters file (docs/custom-characters.md)
+    exclude: list[str] = field(default_factory=list)  # Dragonstones: standard specials left out
     total_timesteps: int = 200_000
     seed: int = 0
     torch_threads: int = 1
@@ -224,6 +226,8 @@ class RunConfig:
     def env_options(self) -> dict[str, Any]:
         """The config's env options this game has (``observation_mode``, ``reward_shaping``: Fist's)."""
         mine = {"observation_mode": self.observation_mode, "reward_shaping": self.reward_shaping}
+        if self.characters or self.exclude:  # a custom deck (issue #16): only when asked for
+            mine.update(characters=self.characters, exclude=list(self.exclude))
         return {k: v for k, v in mine.items() if k in self.spec.options}
 
 
@@ -307,6 +311,12 @@ def validate_run(cfg: RunConfig) -> None:
     need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
     need(cfg.reward_shaping == 0 or "reward_shaping" in cfg.spec.options, "reward_shaping",
          f"is not an option of {cfg.spec.title}")
+    if cfg.characters or cfg.exclude:  # a custom deck: loaded now, so a bad card fails before training
+        need("characters" in cfg.spec.options, "characters", f"is not an option of {cfg.spec.title}")
+        try:
+            cfg.spec.env(num_players=sizes[0], **cfg.env_options())
+        except ValueError as err:
+            raise ConfigError(f"characters: {err}") from None
     need(0 < cfg.total_timesteps <= LIMITS["total_timesteps"], "total_timesteps",
          f"must be 1..{LIMITS['total_timesteps']}")
     need(1 <= cfg.torch_threads <= LIMITS["torch_threads"], "torch_threads", f"must be 1..{LIMITS['torch_threads']}")

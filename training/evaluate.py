@@ -86,9 +86,16 @@ def player_range(game: str) -> tuple[int, int]:
     return players.start, players.stop - 1
 
 
+# Env options of every game evaluate() plays in this process (Fist's custom deck, issue #16:
+# ``characters``, ``exclude``); set by evaluate(env_options=...), in-process only (workers=1).
+ENV_OPTIONS: dict[str, Any] = {}
+# The custom deck of those options (or None): bots that can value one are told it (use_deck).
+ENV_DECK: list[Any] = [None]
+
+
 def env_factory(game: str, players: int):
     """A picklable zero-argument function building a new environment of ``game``."""
-    return partial(game_facts(game).env, num_players=players)
+    return partial(game_facts(game).env, num_players=players, **ENV_OPTIONS)
 
 
 def lineups(specs: Sequence[str], players: int, games: int, seed: int = 0,
@@ -154,6 +161,8 @@ class _Player:
             policy.reset(seed)
         else:  # no reset(): a new instance per game keeps results independent of the worker
             policy = instances[copy] = self._load(spec, seed)
+        if ENV_DECK[0] is not None and callable(getattr(policy, "use_deck", None)):
+            policy.use_deck(ENV_DECK[0])  # a rule bot values the custom cards (after its reset)
         return policy
 
     def play(self, game_index: int, seats: Sequence[str]) -> dict[str, Any]:
@@ -283,8 +292,12 @@ def summarize(records: Sequence[dict[str, Any]], specs: Sequence[str]) -> list[d
 # ---------------------------------------------------------------------------- the evaluation
 def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, seed: int = 0,
              lineup: Sequence[str] | None = None, game: str = "dragonstones", deterministic: bool = False,
-             out: str | Path | None = None, run_dir: str | Path | None = None, progress: bool = True) -> dict[str, Any]:
+             out: str | Path | None = None, run_dir: str | Path | None = None, progress: bool = True,
+             env_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play ``games`` games between ``specs`` at a table of ``players`` and summarize them.
+
+    ``env_options``: options of the game's env for every game, such as Fist's custom deck
+    (``{"characters": "examples/characters.yaml", "exclude": ["Troll"]}``); with ``workers=1``.
 
     ``specs`` are policy specs for :func:`policies.load_policy` (names or checkpoint paths);
     ``lineup`` optionally fixes the spec of each seat (rotated from game to game, see
@@ -317,6 +330,13 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
                 + (f"; in the line-up only: {', '.join(stray)}" if stray else "")
                 + (f"; never seated by the line-up: {', '.join(unused)}" if unused else "")
             )
+    if env_options and workers > 1:
+        raise EvaluationError("env_options (a custom deck) are played with workers=1")
+    ENV_OPTIONS.clear()
+    if env_options:
+        probe = game_facts(game).env(num_players=players, **env_options)  # a bad option fails here
+        ENV_OPTIONS.update(env_options)
+        ENV_DECK[0] = getattr(probe.unwrapped, "deck", None)
     if run_dir is not None and not (Path(run_dir) / "eval.csv").is_file():
         raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
 
@@ -324,8 +344,12 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
     start = time.perf_counter()
-    records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
-                         f"{game} x{players}")[0]
+    try:
+        records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
+                             f"{game} x{players}")[0]
+    finally:
+        ENV_OPTIONS.clear()  # this evaluation's deck only
+        ENV_DECK[0] = None
     seconds = time.perf_counter() - start
 
     summary = {
@@ -811,6 +835,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder for results.md, games.csv, games.json, summary.json and ratings.png "
                         "(default: runs/eval-<policies>); with --panel for panel.md, panel.csv, panel.json "
                         "and panel_<n>p.png (default: runs/panel-<candidate>)")
+    p.add_argument("--characters", default=None, metavar="FILE",
+                   help="Fist: custom characters (YAML/TOML) added to the special pile (docs/custom-characters.md)")
+    p.add_argument("--exclude", nargs="+", default=[], metavar="NAME",
+                   help="Fist: standard specials taken out of the special pile, e.g. Troll")
     p.add_argument("--run-dir", default=None,
                    help="a training run folder: plot its eval.csv into training_curve.png")
     p.add_argument("--deterministic", action="store_true",
@@ -823,6 +851,14 @@ def build_parser() -> argparse.ArgumentParser:
 def default_out(specs: Sequence[str]) -> Path:
     name = "-".join(Path(s).name for s in dict.fromkeys(specs)) or "policies"
     return Path("runs") / f"eval-{name[:80]}"
+
+
+def deck_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The env options of --characters and --exclude (Fist's custom deck), or None."""
+    options = {"characters": args.characters} if args.characters else {}
+    if args.exclude:
+        options["exclude"] = list(args.exclude)
+    return options or None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -843,8 +879,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         summary = evaluate(args.policies, args.players[0], games, workers=args.workers, seed=args.seed,
                            lineup=lineup, game=args.game, deterministic=args.deterministic, out=out,
-                           run_dir=args.run_dir, progress=progress)
-    except (EvaluationError, PolicyError) as err:
+                           run_dir=args.run_dir, progress=progress, env_options=deck_options(args))
+    except (EvaluationError, PolicyError, ValueError) as err:
         parser.error(str(err))
     print(format_table(summary))
     print(f"\n{summary['games']} games in {summary['seconds']:.1f} s with {args.workers} worker(s); "

@@ -11,16 +11,19 @@ its rules) stays in that game's own tests.
 import pytest
 
 from dragonstones_env import games
-from tests.contract import toy_auction
+from tests.contract import example_deck, toy_auction
 
 # The registered games, and a third that exists only here (tests/contract/toy_auction.py): it is
 # registered for the duration of each test that takes it, so the rest of the suite never sees it.
 TOY = toy_auction.SPEC
+# Fist with the example custom characters (issue #16), registered the same way.
+EXAMPLE = example_deck.SPEC
+EXTRA = (TOY, EXAMPLE)
 
 
 def pytest_generate_tests(metafunc):
     if "spec" in metafunc.fixturenames:
-        specs = [*games.all(), TOY]
+        specs = [*games.all(), *EXTRA]
         if "n" in metafunc.fixturenames:  # every table size of every game
             pairs = [(s, n) for s in specs for n in s.players]
             metafunc.parametrize(("spec", "n"), pairs, ids=[f"{s.id}-{n}p" for s, n in pairs])
@@ -31,10 +34,10 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(autouse=True)
 def _register_the_toy(request):
     spec = request.node.callspec.params.get("spec") if hasattr(request.node, "callspec") else None
-    if spec is TOY:
-        games.register(TOY)
+    if spec in EXTRA:
+        games.register(spec)
         yield
-        games.unregister(TOY.id)
+        games.unregister(spec.id)
     else:
         yield
 

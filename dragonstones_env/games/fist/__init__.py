@@ -7,6 +7,7 @@
 | ``powers`` | one function per character power (F19-F42) and the ``POWERS`` table |
 | ``actions`` | the action families (the codec's table) |
 | ``observation`` | the observation layout, the observer, ``decode`` |
+| ``custom`` | custom characters as data or Python, the deck option (issue #16) |
 | ``env`` | the PettingZoo env (``dragonstones_v1``) |
 
 The package ends by registering the game (``dragonstones_env.games.get("dragonstones")``).
@@ -17,7 +18,8 @@ from typing import Any
 from dragonstones_env.registry import GameSpec, register
 
 from . import actions, observation
-from .engine import Game, replay
+from .custom import replay  # engine.replay, rebuilding a custom deck too (#16)
+from .engine import Game
 from .env import env, raw_env
 from .observation import decode
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from dragonstones_env.core import _PLAIN, Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
 
-from .cards import CARDS_PER_TURN, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
+from .cards import CARDS_PER_TURN, CHARACTER_INDEX, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
 from .powers import RULES, Powers  # one way: powers name this module's types for type checking only
 
 # F2 stock.
@@ -207,7 +207,10 @@ class Game:
     """
 
     def __init__(self, num_players: int = 4, seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS,
-                 powers: Powers = RULES):
+                 powers: Powers = RULES, deck: Any = None):
+        # ``deck`` (a ``custom.Deck``, issue #16) changes the special pile: custom characters
+        # added, standard specials excluded. It brings its own powers table and the layout slot
+        # of each card; None is the box's deck, and then nothing below differs from before.
         if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -219,7 +222,11 @@ class Game:
         self.num_players = num_players
         self.seed = check_seed(seed)
         self.max_turns = max_turns
-        self.powers = powers  # the characters' powers and the hooks on a won auction (F19-F42)
+        self.deck = deck
+        self.powers = powers if deck is None else deck.powers  # the powers and the hooks on a won auction
+        # The layout slot of every card that can be in this game (custom cards: custom_1..4).
+        self.slots: dict[str, int] = CHARACTER_INDEX if deck is None else deck.slots
+        self.special_deck: tuple[str, ...] = SPECIAL_DECK if deck is None else deck.specials
         self.rng = np.random.default_rng(self.seed)
         self.record: list[dict[str, Any]] = []
 
@@ -233,7 +240,7 @@ class Game:
             stones=[STOCK["stones"]] * 3,
         )
         self.pending_stones = [0, 0, 0]  # drawn by a Rainbow Dragon, not yet kept or returned (F39)
-        self.special_pile: list[str] = list(SPECIAL_DECK)  # top of the pile = end of the list
+        self.special_pile: list[str] = list(self.special_deck)  # top of the pile = end of the list
         self.rng.shuffle(self.special_pile)
         self.special_discards: list[str] = []
 
@@ -251,7 +258,10 @@ class Game:
         self.winner: int | None = None
         self.truncated = False
 
-        self.log("start", num_players=n, seed=self.seed, max_turns=max_turns)
+        if deck is None:  # the box's game: its start event is as it always was (golden streams)
+            self.log("start", num_players=n, seed=self.seed, max_turns=max_turns)
+        else:  # the deck travels with the record, so that replay() rebuilds it
+            self.log("start", num_players=n, seed=self.seed, max_turns=max_turns, deck=deck.to_dict())
         for p in range(n):  # F3: four stones each, drawn at random from the bag of 36
             for _ in range(START["stones"]):
                 self.players[p].stones[self.draw_stone(self.bank.stones)] += 1
@@ -363,6 +373,7 @@ class Game:
             "winner": self.winner,
             "truncated": self.truncated,
             "over": self.over,
+            **({} if self.deck is None else {"deck": self.deck.to_dict()}),
         }
 
     def to_json(self) -> str:
@@ -607,7 +618,7 @@ class Game:
             self.queue.append((a.card, winner, a, None))
 
 
-def replay(record: list[dict[str, Any]]) -> Game:
+def replay(record: list[dict[str, Any]], load_deck: Callable[[dict], Any] | None = None) -> Game:
     """Rebuild a game from its record, checking every event against what the engine produces.
 
     The record is re-simulated from its ``start`` event (seed, players, max_turns) by applying
@@ -618,13 +629,21 @@ def replay(record: list[dict[str, Any]]) -> Game:
     that goes on after the game ended, a bad seed -- raises
     :class:`~dragonstones_env.core.ReplayError` (a ``ValueError``) naming the first event that
     differs (index, expected, found).
+
+    A game with a custom deck has a ``deck`` in its start event: ``load_deck`` rebuilds it
+    (``custom.replay`` passes ``Deck.from_dict``; it refuses a card it does not know).
     """
 
     def new_game(start: dict[str, Any]) -> Game:
-        extra = sorted(set(start) - {"type", "num_players", "seed", "max_turns"})
+        extra = sorted(set(start) - {"type", "num_players", "seed", "max_turns", "deck"})
         if extra:
             raise ValueError(f"unknown start field(s) {extra}")
-        return Game(start["num_players"], seed=start["seed"], max_turns=start["max_turns"])
+        deck = None
+        if "deck" in start:
+            if load_deck is None:
+                raise ValueError("the record has a custom deck: replay it with games.fist.custom.replay")
+            deck = load_deck(start["deck"])
+        return Game(start["num_players"], seed=start["seed"], max_turns=start["max_turns"], deck=deck)
 
     def choose(game: Game, event: dict[str, Any]) -> None:
         option = event["option"]

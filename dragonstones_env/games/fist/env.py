@@ -29,6 +29,10 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
   ``"penalize"`` ends the game with -1 for the offender and 0 for the others.
 * ``reward_shaping`` (0.0): if > 0, each point scored also gives its scorer this reward at
   once (off by default).
+* ``characters`` (None): custom special characters added to the special pile (issue #16,
+  ``docs/custom-characters.md``): a YAML/TOML file, a list of card mappings, or names of
+  Python characters registered with ``custom.character``.
+* ``exclude`` (()): standard specials taken out of the pile, e.g. ``["Troll"]``.
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as the current
   agent may see it) or ``"human"`` (prints it).
 """
@@ -46,6 +50,7 @@ from dragonstones_env.core import check_number
 from dragonstones_env.layout import signature
 
 from . import actions as A
+from . import custom
 from .cards import COLOURS
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
@@ -60,6 +65,8 @@ OPTIONS = {
     "max_turns": DEFAULT_MAX_TURNS,
     "illegal_action": "raise",
     "reward_shaping": 0.0,
+    "characters": None,
+    "exclude": (),
 }
 
 
@@ -88,10 +95,14 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
             raise ValueError(f"max_turns must be a positive int, got {m!r}")
         # nan or inf would be added to every scorer's reward: finite numbers only
         check_number(cfg["reward_shaping"], "reward_shaping")
+        # Loaded and validated once, here: a bad card fails at env(), naming file, card, field.
+        if isinstance(cfg["exclude"], str):
+            cfg["exclude"] = [cfg["exclude"]]
+        self.deck = custom.make_deck(cfg["characters"], cfg["exclude"])
 
     def _new_game(self, seed: int) -> Game:
         self._scores = [0] * self.num_players
-        return Game(self.num_players, seed=seed, max_turns=self.options["max_turns"])
+        return Game(self.num_players, seed=seed, max_turns=self.options["max_turns"], deck=self.deck)
 
     def _new_observer(self) -> Observer:
         return Observer(self.options["observation_mode"])
@@ -104,13 +115,27 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
             return A.bid_mask(pl.fairy, pl.common, pl.black, pl.amulets)
         if d.kind == TIEBREAK:
             return A.tiebreak_mask(pl.silver, pl.amulets)
-        return A.CODEC.mask(game.legal_options(), d.player, self.num_players)
+        options = game.legal_options()
+        if self.deck is not None:  # a custom card picked by the Ghost or Imp is its layout slot
+            options = [("character", self.deck.slot_name(o[1])) if o[0] == "character" else o for o in options]
+        return A.CODEC.mask(options, d.player, self.num_players)
 
     def _decode(self, action: int, seat: int) -> tuple:
-        return A.decode(action, seat, self.num_players)
+        option = A.decode(action, seat, self.num_players)
+        if self.deck is not None and option[0] == "character":
+            option = ("character", self.deck.card_name(option[1]))
+        return option
 
     def _describe(self, action: int) -> str:
-        return A.describe(action)
+        text = A.describe(action)
+        if self.deck is not None:
+            for c in self.deck.custom:  # the slot's label -> the card's name
+                text = text.replace(self.deck.slot_name(c.name), c.name)
+        game = self.game
+        d = None if game is None else game.decision
+        if self.deck is not None and d is not None and d.card in {c.name for c in self.deck.custom}:
+            text = f"{d.card}: {text}"  # what the choice is for ("Banker: yes")
+        return text
 
     def _before_apply(self) -> tuple:
         return self.game.decision.kind, self.game.auction
@@ -162,6 +187,8 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
             + ", ".join(f"{c} {s}" for c, s in zip(COLOURS, b.stones, strict=True))
         )
         lines.append(f"this turn: {', '.join(g.turn_cards)}")
+        if self.deck is not None:
+            lines.append(f"custom deck: {custom.describe(self.deck)}")
         played = ", ".join(f"{c} ({how})" for c, how in g.played) or "-"
         lines.append(f"auctioned: {played}")
         for p, pl in enumerate(g.players):

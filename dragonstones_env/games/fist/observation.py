@@ -27,12 +27,10 @@ from dragonstones_env.observer import Observer as ObserverBase
 
 from .cards import (
     CARDS_PER_TURN,
-    CHARACTER_INDEX,
     CHARACTER_SLOTS,
     COLOURS,
     MERCHANT_COINS,
     NUM_CHARACTER_SLOTS,
-    SPECIAL_DECK,
 )
 from .engine import BID, DECISION_KINDS, STOCK, TIEBREAK, Game
 
@@ -210,7 +208,7 @@ class Observer(ObserverBase):
             cards = hist[: _BID_CARDS_SIZE].reshape(LAYOUT["bid_cards"].shape)
             bids = hist[_BID_CARDS_SIZE:].reshape(LAYOUT["bids"].shape)
             for slot in range(self._bids_done, len(auctions)):
-                _fill_slot(cards, bids, slot, auctions[slot])
+                _fill_slot(cards, bids, slot, auctions[slot], game.slots)
             while self._bids_done < len(auctions) and auctions[self._bids_done].outcome not in ("open", "tiebreak"):
                 self._bids_done += 1
         out[_HISTORY] = self._bids
@@ -233,9 +231,9 @@ assert LAYOUT["bid_cards"].slice.stop == LAYOUT["bids"].slice.start
 assert LAYOUT["special_pile"].slice.stop == LAYOUT["special_discards"].slice.start
 
 
-def _fill_slot(cards: np.ndarray, bids: np.ndarray, slot: int, auc) -> None:
+def _fill_slot(cards: np.ndarray, bids: np.ndarray, slot: int, auc, slots: dict[str, int]) -> None:
     cards[slot] = 0.0
-    cards[slot, CHARACTER_INDEX[auc.card]] = 1.0
+    cards[slot, slots[auc.card]] = 1.0
     bids[slot] = 0.0
     if auc.bids is None:
         return
@@ -249,15 +247,16 @@ def _piles(game: Game) -> np.ndarray:
     """Specials known to be in the draw pile, then those in the discards (F7, F43)."""
     pile = np.zeros(_C, np.float32)
     discards = np.zeros(_C, np.float32)
-    for name in SPECIAL_DECK:
-        pile[CHARACTER_INDEX[name]] += 1
+    slots = game.slots  # a custom deck's cards sit in the reserved slots custom_1..4 (#16)
+    for name in game.special_deck:
+        pile[slots[name]] += 1
     for name in game.special_discards:
-        discards[CHARACTER_INDEX[name]] += 1
+        discards[slots[name]] += 1
     pile -= discards
     for name in game.turn_specials:
-        pile[CHARACTER_INDEX[name]] -= 1
+        pile[slots[name]] -= 1
     if any(pl.doppelganger for pl in game.players):  # the held card is in neither pile (F7)
-        pile[CHARACTER_INDEX["Doppelganger"]] -= 1
+        pile[slots["Doppelganger"]] -= 1
     np.maximum(pile, 0.0, out=pile)
     return np.concatenate([pile, discards])
 
@@ -273,7 +272,7 @@ def public_vector(game: Game) -> np.ndarray:
     out[LAYOUT["decision"].slice.start + (_DECISION_INDEX[d.kind] if d else len(DECISION_KINDS))] = 1.0
     card = d.card if d is not None and d.card else (game.auction.card if game.auction else None)
     if card is not None:
-        out[LAYOUT["card"].slice.start + CHARACTER_INDEX[card]] = 1.0
+        out[LAYOUT["card"].slice.start + game.slots[card]] = 1.0
     b = game.bank
     out[_SCALARS] = np.array(
         [game.turn / game.max_turns, len(game.auctions),
@@ -282,9 +281,9 @@ def public_vector(game: Game) -> np.ndarray:
     status = out[LAYOUT["turn_cards"].slice]
     width = len(CARD_STATUS)
     for name in game.face_down:
-        status[CHARACTER_INDEX[name] * width] += 1
+        status[game.slots[name] * width] += 1
     for name, how in game.played:
-        status[CHARACTER_INDEX[name] * width + _STATUS_INDEX[how]] += 1
+        status[game.slots[name] * width + _STATUS_INDEX[how]] += 1
 
     a = game.auction
     tied = a.tied if a is not None and a.tied is not None else ()
@@ -311,7 +310,7 @@ def _fill_power(out: np.ndarray, game: Game) -> None:
     """The power being used now (absolute seats; the observer rotates them)."""
     pw = game.power
     if pw.source is not None:
-        out[LAYOUT["power_source"].slice.start + CHARACTER_INDEX[pw.source]] = 1.0
+        out[LAYOUT["power_source"].slice.start + game.slots[pw.source]] = 1.0
     slot = next((i for i, a in enumerate(game.auctions) if a is pw.auction), None)
     if slot is not None:
         out[LAYOUT["power_auction"].slice.start + slot] = 1.0

@@ -13,6 +13,7 @@ from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.observation import decode
 
 from . import bidding, choices
+from .custom_values import deck_gains
 from .params import PARAMS, Params
 from .table import Table, read
 from .values import Values
@@ -33,6 +34,11 @@ class HeuristicPolicy:
 
     def __repr__(self) -> str:
         return f"HeuristicPolicy(seed={self.seed})"
+
+    def use_deck(self, deck) -> None:
+        """Value the custom characters of ``deck`` (a ``custom.Deck``, issue #16) from their
+        effects or value hints; without it a custom card is worth nothing to the bot."""
+        self.values.custom = deck_gains(deck)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.decide(read(decode(observation["observation"])), observation["action_mask"])

@@ -62,6 +62,8 @@ class Values:
         self.p = params
         self._potential: dict[tuple, float] = {}
         self._bank_gain: dict[tuple, float] = {}
+        # Custom characters (#16) by observation label: set by HeuristicPolicy.use_deck.
+        self.custom: dict[str, Callable] = {}
 
     # ------------------------------------------------------------------ a position
     def potential(self, stones: Stones, score: int) -> float:
@@ -121,6 +123,8 @@ class Values:
         """What winning ``card`` is worth to ``seat`` (the best use of its power)."""
         bank_gain = BANK_GAINS.get(card)
         if bank_gain is None:
+            if card in self.custom:
+                return self.custom[card](self, seat, t)
             return GAINS.get(card, _nothing)(self, seat, t, depth)
         bank, score, stones = t.bank, seat.score, seat.stones
         # The key holds whether the bank has each coin, not how many: a bank gain of this

@@ -75,6 +75,10 @@ class ZooPolicy:
         self.values = self.heuristic.values
         self.fallbacks = 0  # times a computed action was masked and the empty action was used instead
 
+    def use_deck(self, deck) -> None:
+        """Value a custom deck's characters (see ``HeuristicPolicy.use_deck``)."""
+        self.heuristic.use_deck(deck)
+
     def __repr__(self) -> str:
         return f"ZooPolicy({self.style.name!r}, seed={self.seed})"
 
