@@ -174,6 +174,11 @@ class SingleAgentEnv(gym.Env):
             for i, policy in enumerate(self.seat_policies):
                 if policy is not None:
                     _reseed(policy, seed * 7 + i)
+        deck = getattr(self.aec.unwrapped, "deck", None)
+        if deck is not None:  # a custom deck (issue #16): rule bots value its cards (after any reset)
+            for policy in self.seat_policies:
+                if policy is not None and callable(getattr(policy, "use_deck", None)):
+                    policy.use_deck(deck)
         self.aec.reset(seed=int(rng.integers(2**63)))
         self._learner = self.aec.possible_agents[self.seat]
         self._play_opponents()

@@ -383,3 +383,39 @@ def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
         from play.arena import play_game
 
         play_game(lambda: fist_env(characters=str(EXAMPLE)), [bot, zoo, bot, zoo], ["h", "m", "h", "m"], seed=seed)
+
+
+def test_the_panel_plays_the_deck_and_training_opponents_are_told_it():
+    """``--panel --characters`` plays the custom deck (it used to drop it), with the same figures as the
+    same games played deck-by-path; the Gym env tells its rule-bot opponents the deck."""
+    from training import evaluate as ev
+
+    kwargs = {"players": [4], "games": 4, "ks": [1], "copies": (), "progress": False}
+    deck = ev.panel("heuristic", ["miser"], env_options={"characters": str(EXAMPLE)}, **kwargs)
+    assert deck["env_options"] == {"characters": str(EXAMPLE)} and "Env options" in ev.format_panel(deck)
+    plain = ev.panel("heuristic", ["miser"], **kwargs)
+    assert plain["env_options"] is None
+    seen = []
+    real = ev.play_game
+
+    def spy(make_env, *args, **kw):
+        seen.append(make_env().unwrapped.deck)
+        return real(make_env, *args, **kw)
+
+    ev.play_game = spy
+    try:
+        again = ev.panel("heuristic", ["miser"], env_options={"characters": str(EXAMPLE)}, **kwargs)
+    finally:
+        ev.play_game = real
+    assert seen and all(d is not None and [c.name for c in d.custom] == ["Banker", "Highwayman", "Jeweller"]
+                        for d in seen)
+    assert [r["wins"] for r in again["mixes"]] == [r["wins"] for r in deck["mixes"]]
+    assert not ev.ENV_OPTIONS and ev.ENV_DECK[0] is None  # the deck is this evaluation's only
+    with pytest.raises(ev.EvaluationError, match="workers=1"):
+        ev.panel("heuristic", ["miser"], workers=2, env_options={"characters": str(EXAMPLE)}, **kwargs)
+
+    g = gymnasium.make("Dragonstones-v0", opponents="heuristic", characters=str(EXAMPLE))
+    g.reset(seed=0)
+    bots = [p for p in g.unwrapped.seat_policies if p is not None]
+    banker = g.unwrapped.aec.deck.slot_name("Banker")
+    assert bots and all(banker in bot.values.custom for bot in bots)

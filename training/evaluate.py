@@ -33,13 +33,14 @@ From Python::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
 import multiprocessing as mp
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,41 @@ def player_range(game: str) -> tuple[int, int]:
 ENV_OPTIONS: dict[str, Any] = {}
 # The custom deck of those options (or None): bots that can value one are told it (use_deck).
 ENV_DECK: list[Any] = [None]
+
+
+def checked_options(game: str, players: int, env_options: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """``env_options`` checked (a bad option fails here), with a custom deck's cards loaded once, and that deck.
+
+    Every game builds a new env; a deck file given as a path would be read and validated (its
+    conservation check: a fraction of a second) for each of them, so the options hold the
+    deck's checked cards instead. The deck is None for the box's.
+    """
+    probe = game_facts(game).env(num_players=players, **env_options)
+    deck = getattr(probe.unwrapped, "deck", None)
+    options = dict(env_options)
+    if deck is not None:
+        options.update(characters=list(deck.custom), exclude=list(deck.exclude))
+    return options, deck
+
+
+@contextlib.contextmanager
+def custom_deck(game: str, players: int, env_options: dict[str, Any] | None, workers: int) -> Iterator[None]:
+    """Play this process's games with ``env_options`` (Fist's custom deck) while inside; checked first.
+
+    The options live in this process only (``ENV_OPTIONS``), so they need ``workers=1``; a bad option
+    fails here, before any game, and rule bots are told the deck (``ENV_DECK``, ``use_deck``).
+    """
+    if env_options and workers > 1:
+        raise EvaluationError("env_options (a custom deck) are played with workers=1")
+    ENV_OPTIONS.clear()
+    if env_options:
+        options, ENV_DECK[0] = checked_options(game, players, env_options)
+        ENV_OPTIONS.update(options)
+    try:
+        yield
+    finally:
+        ENV_OPTIONS.clear()  # this evaluation's deck only
+        ENV_DECK[0] = None
 
 
 def env_factory(game: str, players: int):
@@ -330,26 +366,18 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
                 + (f"; in the line-up only: {', '.join(stray)}" if stray else "")
                 + (f"; never seated by the line-up: {', '.join(unused)}" if unused else "")
             )
-    if env_options and workers > 1:
-        raise EvaluationError("env_options (a custom deck) are played with workers=1")
-    ENV_OPTIONS.clear()
-    if env_options:
-        probe = game_facts(game).env(num_players=players, **env_options)  # a bad option fails here
-        ENV_OPTIONS.update(env_options)
-        ENV_DECK[0] = getattr(probe.unwrapped, "deck", None)
     if run_dir is not None and not (Path(run_dir) / "eval.csv").is_file():
         raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
 
+    with custom_deck(game, players, env_options, workers):
+        pass  # a bad deck fails before any policy is loaded
     preloaded = preload(specs, game, deterministic)
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
     start = time.perf_counter()
-    try:
+    with custom_deck(game, players, env_options, workers):
         records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
                              f"{game} x{players}")[0]
-    finally:
-        ENV_OPTIONS.clear()  # this evaluation's deck only
-        ENV_DECK[0] = None
     seconds = time.perf_counter() - start
 
     summary = {
@@ -489,7 +517,7 @@ def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int
 def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int], games: int = PANEL_GAMES,
           workers: int = 1, seed: int = 0, *, game: str = "dragonstones", ks: Sequence[int] | None = None,
           deterministic: bool = False, progress: bool = False, out: str | Path | None = None,
-          copies: Sequence[str] | None = None) -> dict[str, Any]:
+          copies: Sequence[str] | None = None, env_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play ``candidate`` against each opponent in every mix, and the all-copies tables; summarize.
 
     For each table size ``n`` in ``players`` and each opponent, a mix seats ``k`` copies of the
@@ -507,14 +535,18 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     worst mix: its ratio, table size, opponent and k). ``copies`` names the opponents whose
     all-copies table is played (default: every one; ``()`` for none: the robustness figure needs
     none of them, and a training callback saves the time). With ``out``, also writes the report
-    files (see :func:`write_panel`). Cheap enough to call from a training callback with a few
-    dozen games; raises :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
+    files (see :func:`write_panel`). ``env_options``: the game's env options for every game (Fist's
+    custom deck, ``{"characters": ..., "exclude": [...]}``), with ``workers=1`` (as :func:`evaluate`).
+    Cheap enough to call from a training callback with a few dozen games; raises
+    :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
     """
     candidate = str(candidate)
     opponents = list(dict.fromkeys(str(o) for o in opponents))
     sizes = [players] if isinstance(players, int) and not isinstance(players, bool) else list(players)
     _check_panel(candidate, opponents, sizes, games, workers, game, ks)
     sizes = sorted(set(sizes))
+    with custom_deck(game, sizes[0], env_options, workers):
+        pass  # a bad deck fails before any policy is loaded
     preloaded = preload([candidate, *opponents], game, deterministic)
 
     # Every table: (n, opponent, k); k = n is the candidate's all-copies table, k = 0 an opponent's.
@@ -527,8 +559,9 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     tasks = [(t, [(g, s[0]) for g, s in enumerate(seating)][i : i + CHUNK])
              for t, seating in enumerate(seatings) for i in range(0, len(seating), CHUNK)]
     start = time.perf_counter()
-    played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
-                        f"panel {Path(candidate).name}")
+    with custom_deck(game, sizes[0], env_options, workers):
+        played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
+                            f"panel {Path(candidate).name}")
     seconds = time.perf_counter() - start
 
     mixes, copy_rows = [], []
@@ -559,6 +592,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
         "mixes": mixes,
         "tables": copy_rows,
         "copies": None if copies is None else list(copies),
+        "env_options": dict(env_options) if env_options else None,
     }
     worst = worst_mix(result)
     result["robustness"] = {key: worst[key] for key in ("ratio", "ratio_low", "ratio_high", "players", "opponent", "k")}
@@ -700,7 +734,8 @@ def format_panel(result: dict[str, Any]) -> str:
         "",
         f"Opponents: {', '.join(result['opponents'])}; tables of {', '.join(map(str, result['players']))}; "
         f"{result['games']} games per mix (rounded up to whole seat rotations), seed {result['seed']}, "
-        f"{result['seconds']:.1f} s.",
+        f"{result['seconds']:.1f} s."
+        + (f" Env options: {json.dumps(result['env_options'])}." if result.get("env_options") else ""),
         *([f"At {result['games']} games a mix the intervals are wide: claims need at least 1000."]
           if result["games"] < 1000 else []),
         "",
@@ -792,8 +827,10 @@ def plot_panel(result: dict[str, Any], players: int, path: str | Path) -> None:
     ax.set_yticks(range(len(opponents)), [o if len(o) <= 24 else "…" + o[-23:] for o in opponents])
     ax.set_xlabel(f"copies of the candidate (against {players} - k of the opponent)")
     fig.colorbar(image, ax=ax, label="per-seat win rate / parity")
-    ax.set_title(f"{Path(result['candidate']).name}, {players} players, {rows[0]['games'] if rows else 0} games a mix",
-                 fontsize=10)
+    deck = result.get("env_options") or {}
+    deck = f", deck {Path(str(deck['characters'])).name}" if deck.get("characters") else ""
+    ax.set_title(f"{Path(result['candidate']).name}, {players} players, {rows[0]['games'] if rows else 0} games a mix"
+                 f"{deck}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -896,8 +933,8 @@ def panel_main(parser: argparse.ArgumentParser, args: argparse.Namespace, progre
         opponents = panel_opponents(args.game, args.baseline)
         result = panel(args.panel, opponents, args.players, PANEL_GAMES if args.games is None else args.games,
                        args.workers, args.seed, game=args.game, ks=args.k, deterministic=args.deterministic,
-                       progress=progress, out=out, copies=args.copies)
-    except (EvaluationError, PolicyError) as err:
+                       progress=progress, out=out, copies=args.copies, env_options=deck_options(args))
+    except (EvaluationError, PolicyError, ValueError) as err:
         parser.error(str(err))
     print(format_panel(result))
     print(f"\n{sum(r['games'] for r in result['mixes'] + result['tables'])} games in {result['seconds']:.1f} s "

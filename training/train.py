@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from policies.checkpoint import CheckpointPolicy, save_checkpoint
 
 from . import envs  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, load_config
-from .evaluate import panel, panel_opponents, robustness, worst_mix
+from .evaluate import checked_options, panel, panel_opponents, robustness, worst_mix
 from .imitate import clone, collect
 
 
@@ -64,10 +65,19 @@ def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict
 
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
     """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
-    make = cfg.spec.env
+    options, deck = checked_options(cfg.game, cfg.eval.players, deck_options(cfg))
+    make = partial(cfg.spec.env, num_players=cfg.eval.players, **options)
     hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed)
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
-    return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
+    for bot in others:
+        if deck is not None and callable(getattr(bot, "use_deck", None)):
+            bot.use_deck(deck)  # a rule bot values the custom cards, as in training.evaluate
+    return seat_rotated_match(make, hero, others, games, seed=seed)
+
+
+def deck_options(cfg: Config) -> dict[str, Any]:
+    """The config's custom deck (``characters``, ``exclude``) as env options; empty for the box's deck."""
+    return {k: v for k, v in cfg.env_options().items() if k in ("characters", "exclude")}
 
 
 def new_model(MaskablePPO: Any, venv: Any, p: PPO, seed: int, device: str = "cpu",
@@ -218,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     def run_panel(folder: Path, games: int, seed: int) -> dict[str, Any]:
         """The robustness panel of the policy in ``folder`` at the evaluation table size."""
         result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
-                       seed=seed, game=cfg.game, copies=())
+                       seed=seed, game=cfg.game, copies=(), env_options=deck_options(cfg) or None)
         worst = worst_mix(result)
         return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
                 "games_per_mix": games, "players": cfg.eval.players,
