@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -141,6 +142,41 @@ def test_deleting_a_game(client):
     assert client.get(f"/api/games/{gid}?seat=0").status_code == 404
 
 
+# ------------------------------------------------------------------ a custom deck (issue #16)
+def test_a_game_with_the_example_deck_names_its_cards_and_replays(client):
+    """The example deck through the same env options: its cards by name (never their custom_k slot)
+    with their rules text in every state, the rule bots play, and the saved record replays."""
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "characters.yaml")
+    seats = ["human", "heuristic", "value", "champion"]
+    gid = _new(client, seats=seats, seed=3, characters=example, exclude=["Troll"])
+    state = client.get(f"/api/games/{gid}?seat=0").json()
+    deck = state["view"]["deck"]
+    assert [(c["name"], c["copies"]) for c in deck["custom"]] == [("Banker", 2), ("Highwayman", 1), ("Jeweller", 2)]
+    assert deck["custom"][0]["text"].startswith("Take 3 fairy gold") and deck["exclude"] == ["Troll"]
+    rng, seen = np.random.default_rng(3), set()
+    for _ in range(3000):
+        v = state["view"]
+        names = [c["name"] for c in v["characters"]] + [v["card"], *v["special_pile"], *v["special_discards"]]
+        names += [a["card"] for a in v["auctions"]]
+        assert not any(str(n).startswith("custom_") for n in names), names
+        seen.update(n for n in names if n in ("Banker", "Highwayman", "Jeweller"))
+        if state["result"] is not None:
+            break
+        r = client.post(f"/api/games/{gid}/actions", json={"seat": 0, "action": _pick(state, rng)})
+        assert r.status_code == 200, r.text
+        state = r.json()
+    assert state["result"] is not None and seen  # a custom card came up, by its name
+    saved = client.get(f"/api/games/{gid}/record").json()
+    assert saved["record"][0]["deck"]["exclude"] == ["Troll"]
+    r = client.post("/api/replays", json=saved)
+    assert r.status_code == 201, r.text
+    last = client.get(f"/api/replays/{r.json()['id']}?step={r.json()['steps']}&seat=all").json()
+    assert last["result"] == {**state["result"], "rewards": last["result"]["rewards"]}
+    assert last["view"]["deck"] == deck
+    meta = {g["name"]: g["options"] for g in client.get("/api/meta").json()["games"]}
+    assert meta == {"fist": ["characters", "exclude"], "drachenschatten": []}
+
+
 # ------------------------------------------------------------------ refused requests
 BAD_NEW_GAMES = [
     ({"game": "chess", "players": 4, "seats": ["human"] * 4}, 400, "unknown game 'chess'"),
@@ -153,6 +189,20 @@ BAD_NEW_GAMES = [
     ({"game": "fist", "players": 4, "seats": ["human"] * 4, "pace_ms": -1}, 400, "pace_ms must be"),
     ({"game": "fist", "players": 4, "seats": ["human"] * 4, "seed": 1.5}, 400, "seed must be"),
     ([1, 2], 400, "must be a JSON object"),
+    # the custom deck (issue #16): each error names what is wrong
+    ({"game": "drachenschatten", "players": 3, "seats": ["human"] * 3, "characters": "examples/characters.yaml"},
+     400, "characters is not an option of DrachenSchatten"),
+    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "characters": 7}, 400, "characters must be a YAML"),
+    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "characters": "nofile.yaml"}, 400,
+     "nofile.yaml: cannot read it"),
+    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "characters": "README.md"}, 400,
+     "'README.md' is neither a .yaml, .yml or .toml file"),
+    ({"game": "fist", "players": 4, "seats": ["human"] * 4,
+      "characters": [{"name": "Banker", "effects": [{"gain": {"coin": "fairy", "amount": 99}}]}]}, 400,
+     "character 'Banker'.effects[0].gain.amount: impossible amount 99"),
+    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "exclude": "Troll"}, 400, "exclude must be a list"),
+    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "exclude": ["Witch"]}, 400,
+     "exclude: 'Witch' cannot be excluded"),
 ]
 
 

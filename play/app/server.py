@@ -70,7 +70,8 @@ def create_app() -> Starlette:
             mod = games.game(name)
             out.append({"name": name, "title": mod.TITLE, "min_players": mod.MIN_PLAYERS,
                         "max_players": mod.MAX_PLAYERS, "default_players": mod.DEFAULT_PLAYERS,
-                        "default_opponent": mod.DEFAULT_OPPONENT, "policies": policies_for(mod)})
+                        "default_opponent": mod.DEFAULT_OPPONENT, "policies": policies_for(mod),
+                        "options": list(mod.ENV_OPTIONS)})
         return _json({"games": out})
 
     def new_game(body: Any) -> Response:

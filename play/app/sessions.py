@@ -86,6 +86,24 @@ def policies_for(mod: ModuleType) -> list[str]:
     return out
 
 
+def env_options(mod: ModuleType, body: dict[str, Any]) -> dict[str, Any]:
+    """The env options of a new table (Fist's custom deck: ``characters``, ``exclude``), checked in shape here
+    and in content by the env (a bad card: a 400 naming the file, the card and the field)."""
+    options = {k: body[k] for k in ("characters", "exclude") if body.get(k) is not None}
+    for key in options:
+        if key not in mod.ENV_OPTIONS:
+            raise AppError(400, f"{key} is not an option of {mod.TITLE}")
+    chars = options.get("characters")
+    listed = isinstance(chars, list) and all(isinstance(c, (str, dict)) for c in chars)
+    if chars is not None and not ((isinstance(chars, str) and chars) or listed):
+        raise AppError(400, "characters must be a YAML or TOML file on the server's disk, or a list of card objects "
+                            f"or registered Python character names, got {chars!r}"[:300])
+    exclude = options.get("exclude")
+    if exclude is not None and not (isinstance(exclude, list) and all(isinstance(x, str) for x in exclude)):
+        raise AppError(400, f"exclude must be a list of special characters' names, got {exclude!r}"[:300])
+    return options
+
+
 def _seat_names(seats: list[str]) -> list[str]:
     return [f"player_{i}" + (f" ({s})" if s != HUMAN else " (human)") for i, s in enumerate(seats)]
 
@@ -118,10 +136,19 @@ class LiveGame:
         seed = secrets.randbelow(2**31) if seed is None else _int(seed, "seed", 0, 2**63 - 1)
         self.pace_ms = _int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
         self.show_insight = bool(body.get("insight", False))
+        options = env_options(mod, body)
+        try:
+            env = mod.make_env(n, **options)
+        except ValueError as err:  # a bad custom card names its file, card and field
+            raise AppError(400, str(err)) from None
         self.seats = [s if s == HUMAN else str(s) for s in seats]
         self.policies = [None if s == HUMAN else load_seat_policy(mod, s, seed + 1 + i) for i, s in enumerate(seats)]
+        deck = getattr(env, "deck", None)
+        for policy in self.policies:  # rule bots value the custom cards (training.evaluate does the same)
+            if deck is not None and callable(getattr(policy, "use_deck", None)):
+                policy.use_deck(deck)
         self.names = _seat_names(self.seats)
-        self.env = mod.make_env(n)
+        self.env = env
         self.env.reset(seed=seed)
         self.totals = [0.0] * n
         self.moves = 0

@@ -37,6 +37,9 @@ _TITLES = {
 _SECRET = ("view",)  # decisions whose choice (the stack looked at) only the chooser knows (D4)
 
 
+ENV_OPTIONS = ()  # no env option a new table may set
+
+
 def make_env(num_players: int) -> raw_env:
     return raw_env(num_players=num_players)
 

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.fist import custom
 from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
-from dragonstones_env.games.fist.engine import replay as engine_replay
 from dragonstones_env.games.fist.env import raw_env
 from dragonstones_env.games.fist.observation import SEAT_FEATURES, decode
 
@@ -31,10 +31,19 @@ KIND_KEY = "type"  # the key naming an event's kind in this engine's records
 INPUT_EVENTS = ("choice",)
 _SEALED = ("bid", "tiebreak")  # decisions whose choice stays secret until the reveal (F43)
 _TITLES = {f.name: f.help.split(" (")[0] for f in A.FAMILIES}
+# Env options a new table may set (the custom deck, issue #16; docs/custom-characters.md).
+ENV_OPTIONS = ("characters", "exclude")
 
 
-def make_env(num_players: int) -> raw_env:
-    return raw_env(num_players=num_players)
+def make_env(num_players: int, **options: Any) -> raw_env:
+    """A table; ``options`` are the env's (checked by it). A ``characters`` file must be YAML or TOML:
+    the server reads no other file of its disk (an error would quote it)."""
+    chars = options.get("characters")
+    if isinstance(chars, str) and not chars.lower().endswith((".yaml", ".yml", ".toml")) \
+            and chars not in custom.PYTHON_CHARACTERS:
+        raise ValueError(f"characters: {chars[:200]!r} is neither a .yaml, .yml or .toml file nor a registered "
+                         "Python character")
+    return raw_env(num_players=num_players, **options)
 
 
 def is_record(record: list) -> bool:
@@ -43,12 +52,15 @@ def is_record(record: list) -> bool:
 
 
 def check_record(record: list) -> Any:
-    """The engine's own replay check (raises ReplayError naming the first bad event)."""
-    return engine_replay(record)
+    """The engine's own replay check (raises ReplayError naming the first bad event); a custom
+    deck in the start event is rebuilt (a card this process does not know is refused)."""
+    return custom.replay(record)
 
 
 def env_for_record(start: dict[str, Any]) -> raw_env:
-    env = raw_env(num_players=start["num_players"], max_turns=start["max_turns"])
+    deck = custom.Deck.from_dict(start["deck"]) if "deck" in start else None
+    options = {} if deck is None else {"characters": list(deck.custom), "exclude": list(deck.exclude)}
+    env = raw_env(num_players=start["num_players"], max_turns=start["max_turns"], **options)
     env.reset(seed=start["seed"])
     return env
 
@@ -62,6 +74,12 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
     n = env.num_players
     d = decode(env.observe(env.possible_agents[seat])["observation"])
     seats = d["seats"]
+    # The table's custom cards (a public option of the table) by their layout slot (custom_k).
+    deck = env.deck
+    label = {} if deck is None else {deck.slot_name(c.name): c.name for c in deck.custom}
+
+    def named(card: str | None) -> str | None:
+        return label.get(card, card)
 
     def rel(p: int) -> int:
         return (p - seat) % n
@@ -80,7 +98,7 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
     characters = []
     for i, name in enumerate(CHARACTER_SLOTS):
         for status, counts in d["turn_cards"].items():
-            characters += [{"name": name, "status": status}] * round(counts[i])
+            characters += [{"name": named(name), "status": status}] * round(counts[i])
     auctions = []
     held = [slot for slot, card in enumerate(d["bid_cards"]) if card is not None]
     for slot in held:
@@ -88,13 +106,13 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
         rows = [{k: plain(bids[k][slot][rel(p)]) for k in bids} for p in range(n)]
         # every auction of the turn is revealed but the last while its bids are being sealed
         revealed = slot != held[-1] or d["decision"] != "bid"
-        auctions.append({"card": d["bid_cards"][slot], "bids": rows if revealed else None})
+        auctions.append({"card": named(d["bid_cards"][slot]), "bids": rows if revealed else None})
     max_turns = env.options["max_turns"]  # a public option of the table
     return {
         "turn": round(d["progress"]["turn_fraction"] * max_turns),
         "max_turns": max_turns,
         "decision": d["decision"],
-        "card": d["card"],
+        "card": named(d["card"]),
         "acting": absolute(d["acting_seat"], seat, n),
         "bank": plain(d["bank"]),
         "pending_stones": plain(d["pending_stones"]),
@@ -111,13 +129,17 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
             "merchant_paid": plain(d["merchant_paid"]),
             "necromancer_price": plain(d["necromancer_price"][0]),
         },
-        "special_pile": _named(d["special_pile"]),
-        "special_discards": _named(d["special_discards"]),
+        "special_pile": _named(d["special_pile"], label),
+        "special_discards": _named(d["special_discards"], label),
+        "deck": None if deck is None else {
+            "custom": [{"name": c.name, "slot": deck.slot_name(c.name), "copies": c.copies, "text": c.text}
+                       for c in deck.custom],
+            "exclude": list(deck.exclude)},
     }
 
 
-def _named(counts: np.ndarray) -> dict[str, int]:
-    return {CHARACTER_SLOTS[i]: round(c) for i, c in enumerate(counts) if c > 0.5}
+def _named(counts: np.ndarray, label: dict[str, str]) -> dict[str, int]:
+    return {label.get(CHARACTER_SLOTS[i], CHARACTER_SLOTS[i]): round(c) for i, c in enumerate(counts) if c > 0.5}
 
 
 def hidden(env: raw_env) -> dict[str, Any]:

@@ -48,6 +48,9 @@ const DRAW = {
         v.card ? el("div", { class: "card-face big", id: "current-card" }, v.card) : el("div", {}, "—"),
         el("div", {}, (v.decision || "game over").replace("_", " ")),
         el("div", {}, chars),
+        // the table's custom characters (issue #16): name, copies and rules text
+        v.deck ? el("div", { class: "bank", id: "custom-deck" }, v.deck.custom.map((c) =>
+          el("div", {}, el("b", {}, c.name), ` ×${c.copies}: ${c.text}`))) : null,
         // this turn's revealed bids, auction by auction (bid values by seat)
         el("div", { class: "bank", id: "revealed" }, v.auctions.filter((a) => a.bids).map((a) =>
           el("div", {}, `${a.card}: ` + a.bids.map((b, i) => `${s.names[i].split(" ")[0]} ${b.value}`).join(" · ")))),
@@ -237,11 +240,13 @@ async function start() {
   showError(null);
   const game = $("#game").value, n = +$("#players").value, me = +$("#my-seat").value;
   const seats = [...Array(n).keys()].map((i) => (i === me ? "human" : $(`#policy-${i}`).value));
+  const characters = $("#characters-label").hidden ? "" : $("#characters").value.trim();
   try {
     // ?seed=N in the page's address replays the same deal (reproducible tables, the browser test)
     const seed = new URLSearchParams(location.search).get("seed");
     const { id } = await api("POST", "/api/games", { game, players: n, seats, pace_ms: +$("#pace").value,
-                                                     insight: $("#insight").checked, seed: seed === null ? undefined : +seed });
+                                                     insight: $("#insight").checked, seed: seed === null ? undefined : +seed,
+                                                     characters: characters || undefined });
     Object.assign(ui, { gameId: id, seat: me, replayId: null });
     $("#replay-bar").hidden = true;
     $("#setup").hidden = true;
@@ -299,6 +304,7 @@ function fillSetup() {
   fill($("#players"), ...Array.from({ length: g.max_players - g.min_players + 1 }, (_, k) =>
     el("option", { value: g.min_players + k }, g.min_players + k)));
   $("#players").value = keepN >= g.min_players && keepN <= g.max_players ? keepN : g.default_players;
+  $("#characters-label").hidden = !g.options.includes("characters");
   fillSeats();
   fill($("#insight-policy"), el("option", { value: "" }, "the seat's own checkpoint"),
     ...ui.meta.games.flatMap((x) => x.policies).filter((v, i, a) => a.indexOf(v) === i).map((p) => el("option", { value: p }, p)));
