@@ -35,8 +35,8 @@ _PLAIN = (int, str)
 class Decision:
     """Who must decide now, and what about.
 
-    ``kind`` names the decision (``"bid"``, ``"troll_colour"``, ...); ``card`` is the
-    character (or object) the decision belongs to, if any.
+    ``kind`` names what is chosen (``"bid"``, ``"choose_colour"``, ``"yes_no"``, ...); ``card``
+    is the character (or object) that asks, if any, so one kind serves every card.
     """
 
     kind: str

@@ -257,7 +257,7 @@ def test_describe_action_names_the_character_of_the_decision():
     for seed in range(100):
         e = env(num_players=4)
         e.reset(seed=seed)
-        if play_until(e, rng, lambda r: r.game.decision.kind == "troll_colour"):
+        if play_until(e, rng, lambda r: (r.game.decision.kind, r.game.decision.card) == ("choose_colour", "Troll")):
             break
     else:
         pytest.fail("no Troll decision in 100 random games")

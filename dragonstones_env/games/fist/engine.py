@@ -1,8 +1,9 @@
 """The rules engine of Fist of Dragonstones: state, turn flow, auctions, decisions.
 
 Pure Python (numpy only for the random generator): no RL library is imported here.
-The game is a sequence of *decisions*. ``game.decision`` says who must decide and what
-kind of decision it is, ``game.legal_options()`` lists what they may choose, and
+The game is a sequence of *decisions*. ``game.decision`` says who must decide, what kind
+of decision it is (named by what is chosen, :data:`.decisions.KINDS`) and which character
+asks it, ``game.legal_options()`` lists what they may choose, and
 ``game.apply(option)`` applies one choice and runs the game forward to the next decision.
 Every rule is cited by its number in ``shared/RULINGS.md`` (F1-F43).
 
@@ -42,6 +43,7 @@ import numpy as np
 from dragonstones_env.core import _PLAIN, Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
 
 from .cards import CARDS_PER_TURN, CHARACTER_INDEX, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
+from .decisions import KINDS, check_kind, v1_name
 from .powers import RULES, Powers  # one way: powers name this module's types for type checking only
 
 # F2 stock.
@@ -53,24 +55,8 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 6  # F1
 
 BID = "bid"
 TIEBREAK = "tiebreak"
-# Every kind of decision the engine asks, in a stable order (the observation uses it).
-DECISION_KINDS: tuple[str, ...] = (
-    BID,
-    TIEBREAK,
-    "doppelganger",
-    "pay_or_take",
-    "apprentice_pair",
-    "thief_steal",
-    "ancient_colour",
-    "rainbow_colour",
-    "rainbow_continue",
-    "troll_colour",
-    "brigand_target",
-    "ghost_pick",
-    "imp_pick",
-    "merchant_buy",
-    "necromancer",
-)
+# Every kind of decision the engine asks, named by what is chosen (decisions.KINDS says each).
+DECISION_KINDS: tuple[str, ...] = tuple(KINDS)
 
 
 @dataclass(slots=True)
@@ -336,7 +322,9 @@ class Game:
         assert pending is not None
         self.pending = None
         d = pending.decision
-        self.log("choice", player=d.player, decision=d.kind, option=list(option))
+        # The record names the decision in layout v1's words (decisions.v1_name): stored records
+        # and the golden streams keep replaying byte for byte.
+        self.log("choice", player=d.player, decision=v1_name(d.kind, d.card), option=list(option))
         if d.kind == BID:
             self._seal_bid(d.player, option)
         elif d.kind == TIEBREAK:
@@ -393,10 +381,15 @@ class Game:
         handler: Handler,
         data: dict | None = None,
     ) -> None:
-        """Wait for ``player`` to choose among ``options``; one option is applied at once."""
+        """Wait for ``player`` to choose among ``options``; one option is applied at once.
+
+        ``kind`` is one of :data:`decisions.KINDS` (what is chosen), ``card`` the character
+        that asks.
+        """
+        check_kind(kind)
         data = {} if data is None else data
         if len(options) == 1:
-            self.log("auto", player=player, decision=kind, option=list(options[0]))
+            self.log("auto", player=player, decision=v1_name(kind, card), option=list(options[0]))
             handler(self, player, options[0], data)
             return
         assert options, f"no options for decision {kind}"
