@@ -101,6 +101,13 @@ def check_number(value: Any, name: str, low: float = 0.0) -> float:
     return float(value)
 
 
+def check_positive_int(value: Any, name: str) -> int:
+    """An int >= 1 (bools refused), or a ValueError naming ``name`` (turn and step limits)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
 class ReplayError(ValueError):
     """A game record that the engine does not reproduce: the first event that differs.
 

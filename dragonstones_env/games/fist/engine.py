@@ -40,7 +40,16 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.core import _PLAIN, Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
+from dragonstones_env.core import (
+    _PLAIN,
+    Decision,
+    IllegalOptionError,
+    Option,
+    as_option,
+    check_positive_int,
+    check_seed,
+    verify_replay,
+)
 
 from .cards import CARDS_PER_TURN, CHARACTER_INDEX, COLOURS, MERCHANT_COINS, SPECIAL_DECK, STANDARD
 from .decisions import KINDS, check_kind, v1_name
@@ -201,8 +210,7 @@ class Game:
             raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS} (F1), got {num_players}")
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        check_positive_int(max_turns, "max_turns")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
         self.num_players = num_players
