@@ -10,13 +10,39 @@ reward bookkeeping and rendering are here, once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from .core import check_seed
+from .layout import Piece, signature
+
+
+def env_metadata(name: str, layout: dict[str, Piece], num_actions: int) -> dict[str, Any]:
+    """A game env's PettingZoo metadata: its name, the fingerprint of its observation and action
+    layouts (checkpoints made for another are refused) and the render modes of a game that draws
+    pictures (``rgb_array``) as well as text."""
+    return {
+        "name": name,
+        "layout": signature(name, layout, num_actions),
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
+        "is_parallelizable": False,
+    }
+
+
+def ordered_env(raw: type[AECEnv]) -> Callable[..., AECEnv]:
+    """A game's ``env(**kwargs)``: its raw env in PettingZoo's order-enforcing wrapper."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        """The environment with PettingZoo's order-enforcing wrapper (what users should use)."""
+        return wrappers.OrderEnforcingWrapper(raw(**kwargs))
+
+    return env
 
 
 class TurnBasedEnv(AECEnv):

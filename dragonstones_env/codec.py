@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -149,3 +150,22 @@ class Codec:
     def layout_table(self) -> str:
         """The action layout as a Markdown table (the README's copies are generated from this)."""
         return families_table(self.families)
+
+    def exports(self) -> Exports:
+        """The names a game's ``actions`` module offers its users (``A.encode``, ``A.FAMILY``, ...),
+        in one unpacking: ``FAMILIES, FAMILY, NUM_ACTIONS, encode, ... = CODEC.exports()``."""
+        return Exports(self.families, self.family, self.num_actions, self.encode, self.decode, self.describe,
+                       self.family_of, self.layout_table)
+
+
+class Exports(NamedTuple):
+    """What :meth:`Codec.exports` gives, in order."""
+
+    families: tuple[Family, ...]
+    family: dict[str, Family]
+    num_actions: int
+    encode: Callable[[Option, int, int], int]
+    decode: Callable[[int, int, int], Option]
+    describe: Callable[[int], str]
+    family_of: Callable[[int], Family]
+    layout_table: Callable[[], str]

@@ -35,8 +35,8 @@ _PLAIN = (int, str)
 class Decision:
     """Who must decide now, and what about.
 
-    ``kind`` names the decision (``"bid"``, ``"troll_colour"``, ...); ``card`` is the
-    character (or object) the decision belongs to, if any.
+    ``kind`` names what is chosen (``"bid"``, ``"choose_colour"``, ``"yes_no"``, ...); ``card``
+    is the character (or object) that asks, if any, so one kind serves every card.
     """
 
     kind: str
@@ -99,6 +99,13 @@ def check_number(value: Any, name: str, low: float = 0.0) -> float:
     if not np.isfinite(value) or value < low:
         raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
     return float(value)
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    """An int >= 1 (bools refused), or a ValueError naming ``name`` (turn and step limits)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
 
 
 class ReplayError(ValueError):

@@ -34,12 +34,14 @@ class GameResult:
 
 
 def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Sequence[str], seed: int,
-              inspect: Callable[[Any], dict[str, Any]] | None = None) -> GameResult:
+              inspect: Callable[[Any], dict[str, Any]] | None = None,
+              on_action: Callable[[str, int], None] | None = None) -> GameResult:
     """One game: ``policies[i]`` plays seat ``i`` (agent ``player_i``).
 
     ``inspect``, if given, is called with the finished game's engine (``env.unwrapped.game``)
     and its dict is kept as ``GameResult.extra``: figures such as game length in turns live in
-    the engine, which is gone once this returns.
+    the engine, which is gone once this returns. ``on_action``, if given, is told every action
+    before it is played, with its agent (the golden streams record them so).
     """
     e = make_env()
     e.reset(seed=seed)
@@ -51,7 +53,10 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
         if term or trunc:
             e.step(None)
             continue
-        e.step(policies[e.possible_agents.index(agent)].act(obs))
+        action = policies[e.possible_agents.index(agent)].act(obs)
+        if on_action is not None:
+            on_action(agent, int(action))
+        e.step(action)
         steps += 1
     rewards = tuple(totals[a] for a in e.possible_agents)
     raw = e.unwrapped

@@ -18,8 +18,11 @@ itself). So the league seats the learner mostly against *itself*:
 * ``pool``: any extra specs, e.g. exploiters trained against an earlier champion.
 
 Each episode, with probability ``table`` all other seats come from one kind (all copies of
-the latest learner, all the same zoo bot: the tables the evaluation panel plays), and
-otherwise each seat draws its kind from ``mix`` on its own. Until the learner's weights
+the latest learner, all the same zoo bot: the tables the evaluation panel plays); with
+probability ``mixed`` the table is one of the panel's *mixed* tables: some copies of the latest
+learner and, in every other seat, one bot drawn from the zoo and the pool (the champion's
+weakest tables are of this kind: one bot among three copies collects what the copies fight
+over); otherwise each seat draws its kind from ``mix`` on its own. Until the learner's weights
 exist, ``latest`` and ``snapshot`` seats go to the zoo; until the first snapshot exists,
 ``snapshot`` seats go to ``latest``.
 
@@ -131,7 +134,7 @@ class PushedVersions:
 class League:
     def __init__(self, run_dir: str | Path | None, mix: dict[str, float], pool: Sequence[str] = (),
                  zoo: Sequence[str] = (), heuristic: str = "heuristic", table: float = 0.0,
-                 pfsp_power: float = 2.0, cache_size: int = 8, game: str | None = None,
+                 mixed: float = 0.0, pfsp_power: float = 2.0, cache_size: int = 8, game: str | None = None,
                  versions: FolderVersions | PushedVersions | None = None):
         unknown = set(mix) - set(KINDS)
         if unknown:
@@ -144,6 +147,9 @@ class League:
             raise ValueError("league weight 'pool' > 0 but the pool lists no policy")
         if not 0.0 <= table <= 1.0:
             raise ValueError(f"league table share must be in 0..1, got {table}")
+        if not (0.0 <= mixed <= 1.0 and table + mixed <= 1.0):
+            raise ValueError(f"league mixed share must be in 0..1 and table + mixed <= 1, got mixed={mixed}, "
+                             f"table={table}")
         if not 0.0 <= pfsp_power < math.inf:
             raise ValueError(f"league pfsp_power must be finite and >= 0, got {pfsp_power}")
         if versions is None:
@@ -157,6 +163,7 @@ class League:
         self.heuristic = heuristic  # the spec of the game's rule-based bot
         self.zoo = list(dict.fromkeys([*zoo, heuristic]))  # the zoo always holds the heuristic
         self.table = float(table)
+        self.mixed = float(mixed)
         self.pfsp_power = float(pfsp_power)
         self.game = game  # the env name of the game it seats players for (None: not checked)
         self.cache_size = cache_size
@@ -209,13 +216,25 @@ class League:
         kinds = list(weights)
         p = np.array([weights[k] for k in kinds], float)
         p /= p.sum()
-        if rng.random() < self.table:
+        draw = rng.random()
+        if draw < self.table:
             kind = kinds[int(rng.choice(len(kinds), p=p))]
             if kind in ("zoo", "pool"):  # one bot for the whole table, as the panel seats them
                 spec = self._pick(kind, rng, snapshots, latest)
                 return [spec] * seats
             return [self._pick(kind, rng, snapshots, latest) for _ in range(seats)]
+        if draw < self.table + self.mixed and latest is not None and seats >= 2:
+            return self._mixed_table(rng, seats, latest)
         return [self._pick(kinds[int(rng.choice(len(kinds), p=p))], rng, snapshots, latest) for _ in range(seats)]
+
+    def _mixed_table(self, rng: np.random.Generator, seats: int, latest: str) -> list[str]:
+        """A panel mix seen from one copy's seat: 1..seats-1 other copies of the latest learner,
+        and one bot of the zoo or the pool in each remaining seat (seats shuffled)."""
+        copies = int(rng.integers(1, seats))
+        bots = [*self.zoo, *self.pool]
+        bot = bots[int(rng.integers(len(bots)))]
+        specs = [latest] * copies + [bot] * (seats - copies)
+        return [specs[i] for i in rng.permutation(seats)]
 
     def _pick(self, kind: str, rng: np.random.Generator, snapshots: list[str], latest: str | None) -> str:
         if kind == "latest":

@@ -17,6 +17,15 @@ def random_step(e, rng: np.random.Generator) -> None:
     e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
+def play_out(e, rng: np.random.Generator) -> dict[str, float]:
+    """Random play to the end; every agent's rewards, collected through last()."""
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        totals[agent] += e.last()[1]
+        random_step(e, rng)
+    return totals
+
+
 def play_until(e, rng, predicate, limit=5000) -> bool:
     """Random play until predicate(raw env) holds at a live decision; False if the game ended first."""
     for _ in range(limit):

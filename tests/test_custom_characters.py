@@ -58,7 +58,7 @@ def test_take_stone_of_a_colour_and_of_a_chosen_colour():
     assert g.players[0].stones[1] == before[1] + 2
     g = Game(4, seed=1)
     use(card([{"take_stone": {"colour": "choice"}}]), g)
-    assert g.pending.decision.kind == "ancient_colour"
+    assert g.pending.decision.kind == "choose_colour"
     red = g.players[0].stones[0]
     answer(g, ("colour", "red"))
     assert g.players[0].stones[0] == red + 1
@@ -98,7 +98,7 @@ def test_pay_stones_without_otherwise_is_mandatory_F40():
 def test_pay_coins_for_points_is_optional_F37():
     c = card([{"pay_coins": {"coin": "silver", "amount": 4, "points": 1}}])
     g = use(c, Game(4, seed=1))
-    assert g.pending.decision.kind == "necromancer"
+    assert g.pending.decision.kind == "yes_no"
     answer(g, ("yes",))
     assert g.players[0].silver == 1 and g.players[0].score == 1
     g = use(c, Game(4, seed=1))
@@ -109,7 +109,7 @@ def test_pay_coins_for_points_is_optional_F37():
 def test_take_from_a_chosen_player_F27():
     c = card([{"take_from": {"what": "silver", "amount": 3}}])
     g = use(c, Game(4, seed=1))
-    assert g.pending.decision.kind == "brigand_target"
+    assert g.pending.decision.kind == "choose_seat"
     answer(g, ("target", 2))
     assert g.players[0].silver == 8 and g.players[2].silver == 2
     g = use(card([{"take_from": {"what": "stone", "amount": 2}}]), Game(4, seed=1))

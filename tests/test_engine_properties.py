@@ -106,7 +106,7 @@ def check_decision(game: Game, scores: list[int]) -> dict:
         assert not s["over"] and s["winner"] is None and not s["truncated"]
         assert 1 <= game.turn <= game.max_turns
     if sum(s["pending_stones"].values()):
-        assert game.decision is not None and game.decision.kind == "rainbow_continue"
+        assert game.decision is not None and game.decision.kind == "draw_or_stop"
     return s
 
 

@@ -14,7 +14,7 @@ import pytest
 from dragonstones_env import env, raw_env
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.observation import LAYOUT, OBS_SIZE, SEAT_FEATURES, view
-from tests.aec_support import play_until, random_step
+from tests.aec_support import play_out, play_until, random_step
 
 
 def test_metadata_agents_and_spaces_are_shared():
@@ -177,15 +177,7 @@ def test_rewards_are_zero_sum_at_a_win_and_zero_at_truncation():
     for n in (3, 4, 5, 6):
         e = env(num_players=n)
         e.reset(seed=n)
-        totals = {a: 0.0 for a in e.possible_agents}
-        for agent in e.agent_iter():
-            _, reward, term, trunc, _ = e.last()
-            totals[agent] += reward
-            if term or trunc:
-                e.step(None)
-            else:
-                legal = np.flatnonzero(e.observe(agent)["action_mask"])
-                e.step(int(rng.choice(legal)))
+        totals = play_out(e, rng)
         winner = e.unwrapped.game.winner
         assert winner is not None
         assert totals[f"player_{winner}"] == 1.0
@@ -209,14 +201,7 @@ def test_reward_shaping_pays_points_as_they_are_scored():
     e = env(num_players=3, reward_shaping=0.1)
     e.reset(seed=4)
     rng = np.random.default_rng(4)
-    got = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        _, reward, term, trunc, _ = e.last()
-        got[agent] += reward
-        if term or trunc:
-            e.step(None)
-        else:
-            random_step(e, rng)
+    got = play_out(e, rng)
     game = e.unwrapped.game
     for p, agent in enumerate(e.possible_agents):
         final = 1.0 if p == game.winner else -0.5
@@ -257,7 +242,7 @@ def test_describe_action_names_the_character_of_the_decision():
     for seed in range(100):
         e = env(num_players=4)
         e.reset(seed=seed)
-        if play_until(e, rng, lambda r: r.game.decision.kind == "troll_colour"):
+        if play_until(e, rng, lambda r: (r.game.decision.kind, r.game.decision.card) == ("choose_colour", "Troll")):
             break
     else:
         pytest.fail("no Troll decision in 100 random games")

@@ -113,7 +113,9 @@ def test_parser_reads_the_engine_state(n):
         seat = e.possible_agents.index(agent)
         t = parse(obs["observation"])
         assert t.n == n and t.decision == g.decision.kind
-        assert t.card == (g.decision.card or (g.auction.card if g.auction else None))
+        assert t.asks == g.decision.card  # the character that asks (the Doppelganger for its offer)
+        # the card piece: the power being resolved, else the auction's card (the won card at the offer)
+        assert t.card == (g.power.card if g.power is not None else g.auction.card)
         assert t.auctions_held == len(g.auctions)
         assert t.bank_stones == tuple(g.bank.stones) and t.pending == tuple(g.pending_stones)
         assert t.bank == {"fairy": g.bank.fairy, "common": g.bank.common, "silver": g.bank.silver,
@@ -203,7 +205,7 @@ def test_troll_picks_the_colour_that_hurts_the_leader():
     arrange(g, 1, stones=(0, 0, 4), score=2)  # one Sorcerer from winning, on yellow
     arrange(g, 2, stones=(1, 0, 0))
     arrange(g, 3, stones=(1, 0, 1))
-    ask(g, "troll_colour", 0, "Troll", [("colour", c) for c in COLOURS])
+    ask(g, "choose_colour", 0, "Troll", [("colour", c) for c in COLOURS])
     assert bot_option(g) == ("colour", "yellow")
 
 
@@ -212,7 +214,7 @@ def test_brigand_robs_the_richest_in_common_and_silver():
     arrange(g, 1, common=0, silver=1)
     arrange(g, 2, common=5, silver=12)
     arrange(g, 3, common=2, silver=2)
-    ask(g, "brigand_target", 0, "Brigand", [("target", q) for q in (1, 2, 3)])
+    ask(g, "choose_seat", 0, "Brigand", [("target", q) for q in (1, 2, 3)])
     assert bot_option(g) == ("target", 2)
 
 
@@ -220,14 +222,14 @@ def test_thief_steals_the_colour_it_needs():
     g = Game(4, seed=0)
     arrange(g, 0, stones=(1, 1, 0))  # a yellow stone makes a Wizard set
     arrange(g, 2, stones=(2, 2, 1))
-    ask(g, "thief_steal", 0, "Thief", [("steal", 2, c) for c in COLOURS])
+    ask(g, "choose_loot", 0, "Thief", [("steal", 2, c) for c in COLOURS])
     assert bot_option(g) == ("steal", 2, "yellow")
 
 
 def test_ancient_dragon_takes_the_colour_it_needs():
     g = Game(4, seed=0)
     arrange(g, 0, stones=(1, 0, 1))  # blue completes one of each (the Wizard, F21)
-    ask(g, "ancient_colour", 0, "Ancient Dragon", [("colour", c) for c in COLOURS])
+    ask(g, "choose_colour", 0, "Ancient Dragon", [("colour", c) for c in COLOURS])
     assert bot_option(g) == ("colour", "blue")
 
 
@@ -235,10 +237,10 @@ def test_merchant_buys_the_missing_stone_then_stops():
     g = Game(4, seed=0)
     arrange(g, 0, stones=(1, 1, 0), common=2, silver=0)
     options = [("stop",)] + [("buy", c, coin) for c in COLOURS for coin in ("common", "fairy")]
-    ask(g, "merchant_buy", 0, "Merchant", options)
+    ask(g, "buy_or_stop", 0, "Merchant", options)
     assert bot_option(g) == ("buy", "yellow", "common")
     arrange(g, 0, stones=(0, 0, 0), common=0, silver=0, fairy=1)  # one fairy gold for good (F36): keep it
-    ask(g, "merchant_buy", 0, "Merchant", [("stop",), ("buy", "red", "fairy")])
+    ask(g, "buy_or_stop", 0, "Merchant", [("stop",), ("buy", "red", "fairy")])
     assert bot_option(g) == ("stop",)
 
 
@@ -250,7 +252,7 @@ def test_rainbow_dragon_stops_when_a_bust_is_likely():
     g.players[3].stones[1] += bank[1] - 1
     bank[0] = bank[1] = 0
     g.pending_stones = [1, 1, 0]
-    ask(g, "rainbow_continue", 0, "Rainbow Dragon", [("draw",), ("stop",)])
+    ask(g, "draw_or_stop", 0, "Rainbow Dragon", [("draw",), ("stop",)])
     assert bot_option(g) == ("stop",)
 
 
@@ -262,21 +264,21 @@ def test_rainbow_dragon_draws_again_when_the_named_colour_is_rare():
     bank[2] = 1
     bank[0] -= 1
     g.pending_stones = [1, 0, 0]
-    ask(g, "rainbow_continue", 0, "Rainbow Dragon", [("draw",), ("stop",)])
+    ask(g, "draw_or_stop", 0, "Rainbow Dragon", [("draw",), ("stop",)])
     assert bot_option(g) == ("draw",)
 
 
 def test_necromancer_scores_the_winning_point():
     g = Game(4, seed=0)
     arrange(g, 0, score=2)
-    ask(g, "necromancer", 0, "Necromancer", [("yes",), ("no",)])
+    ask(g, "yes_no", 0, "Necromancer", [("yes",), ("no",)])
     assert bot_option(g) == ("yes",)
 
 
 def test_imp_picks_the_scoring_character():
     g = Game(4, seed=0)
     arrange(g, 0, stones=(4, 0, 0), score=1)  # the Sorcerer wins the game
-    ask(g, "imp_pick", 0, "Imp", [("character", c) for c in sorted(set(g.face_down))])
+    ask(g, "choose_card", 0, "Imp", [("character", c) for c in sorted(set(g.face_down))])
     assert bot_option(g) == ("character", "Sorcerer")
 
 

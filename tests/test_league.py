@@ -66,6 +66,31 @@ def test_the_table_share_seats_whole_tables_of_one_kind(tmp_path, table):
         assert all(len(set(specs)) == 1 for specs in lineups)
 
 
+def test_mixed_tables_are_the_panels_mixes_seen_from_one_copy(tmp_path):
+    publish_latest(tmp_path, "weights/now")
+    league = League(tmp_path, {"random": 1.0}, pool=["exploiter"], zoo=["z1"], heuristic="h", table=0.2,
+                    mixed=0.5)
+    rng = np.random.default_rng(3)
+    lineups = [league.sample_specs(rng, 3) for _ in range(4000)]
+    mixed = [specs for specs in lineups if "weights/now" in specs]
+    # mix["latest"] is 0, so every copy of the learner comes from a mixed table: half the tables
+    assert len(mixed) / len(lineups) == pytest.approx(0.5, abs=0.03)
+    for specs in mixed:  # 1..n-2 other copies, and one bot (zoo, heuristic or pool) everywhere else
+        bots = [s for s in specs if s != "weights/now"]
+        assert 1 <= len(bots) <= 2 and len(set(bots)) == 1 and bots[0] in {"z1", "h", "exploiter"}
+    copies = Counter(specs.count("weights/now") for specs in mixed)
+    assert copies[1] / len(mixed) == pytest.approx(0.5, abs=0.04)  # other copies drawn uniformly in 1..2
+    assert Counter(s for specs in mixed for s in specs if s != "weights/now").keys() == {"z1", "h", "exploiter"}
+    seatings = {tuple(s == "weights/now" for s in specs) for specs in mixed}
+    assert len(seatings) == 6  # seats shuffled: each of the 3 + 3 ways to seat 1 or 2 copies
+
+
+def test_mixed_tables_wait_for_the_learners_weights(tmp_path):
+    league = League(tmp_path, {"random": 1.0}, zoo=["z1"], heuristic="h", mixed=1.0)
+    rng = np.random.default_rng(4)
+    assert all(set(league.sample_specs(rng, 3)) == {"random"} for _ in range(50))
+
+
 def test_pfsp_favours_the_snapshots_the_learner_beats_least():
     league = pushed_league({"snapshot": 1.0}, "beaten", "even", "unbeaten")
     rng = np.random.default_rng(2)
@@ -153,6 +178,8 @@ def test_pool_checkpoints_are_played_from_the_weights_the_driver_sent():
     ({"mix": {"random": 1.0}, "table": -0.1}, r"table share"),
     ({"mix": {"random": 1.0}, "table": float("nan")}, r"table share"),
     ({"mix": {"random": 1.0}, "pfsp_power": -1.0}, r"pfsp_power"),
+    ({"mix": {"random": 1.0}, "mixed": -0.1}, r"mixed share must be in 0\.\.1"),
+    ({"mix": {"random": 1.0}, "table": 0.6, "mixed": 0.5}, r"table \+ mixed <= 1, got mixed=0\.5, table=0\.6"),
 ])
 def test_bad_league_values_are_refused_with_a_clear_error(tmp_path, kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -165,6 +192,7 @@ def test_bad_league_values_are_refused_with_a_clear_error(tmp_path, kwargs, mess
     ("league.mix={self: 1}", r"league\.mix"),
     ("league.mix={random: 0}", r"league\.mix"),
     ("league.table=1.5", r"league\.table"),
+    ("league.mixed=0.8", r"league\.mixed"),
     ("league.pfsp_power=-1", r"league\.pfsp_power"),
     ("league.latest_every=0", r"league\.latest_every"),
     ("league.mix={pool: 1}", r"league\.pool"),

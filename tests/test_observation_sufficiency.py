@@ -140,15 +140,16 @@ def test_equal_observations_never_come_with_different_public_states(mode):
     assert steps > 2000 and len(seen) > 2000
 
 
-def _branch_at(kind: str, seed: int = 0, n: int = 4):
-    """A game (random play) waiting for a decision of ``kind``, found by trying seeds."""
+def _branch_at(kind: str, card: str, seed: int = 0, n: int = 4):
+    """A game (random play) waiting for a decision of ``kind`` asked by ``card``, found by trying seeds."""
     rng = np.random.default_rng(seed)
     for s in range(400):
         e = env(num_players=n)
         e.reset(seed=s)
-        if play_until(e, rng, lambda raw: raw.game.decision.kind == kind, limit=20000):
+        if play_until(e, rng, lambda raw: (raw.game.decision.kind, raw.game.decision.card) == (kind, card),
+                      limit=20000):
             return e
-    raise AssertionError(f"no {kind} decision in 400 random games")
+    raise AssertionError(f"no {kind} decision of the {card} in 400 random games")
 
 
 def test_the_rainbow_dragons_named_colour_is_in_the_chooser_observation():
@@ -156,14 +157,14 @@ def test_the_rainbow_dragons_named_colour_is_in_the_chooser_observation():
     the first draw does not bust; at 'draw again or stop' the chooser's observations differ."""
     rng = np.random.default_rng(1)
     for _ in range(50):
-        e = _branch_at("rainbow_colour", seed=int(rng.integers(1 << 30)))
+        e = _branch_at("choose_colour", "Rainbow Dragon", seed=int(rng.integers(1 << 30)))
         game = e.unwrapped.game
         chooser = game.decision.player
         reached = {}
         for option in game.legal_options():
             g = copy.deepcopy(game)
             g.apply(option)
-            if g.decision is not None and g.decision.kind == "rainbow_continue" and g.decision.player == chooser:
+            if g.decision is not None and g.decision.kind == "draw_or_stop" and g.decision.player == chooser:
                 reached[option[1]] = g
         if len(reached) >= 2:
             (c1, g1), (c2, g2) = list(reached.items())[:2]
@@ -176,12 +177,12 @@ def test_the_rainbow_dragons_named_colour_is_in_the_chooser_observation():
 
 
 def test_the_merchants_purchases_of_this_use_are_observed():
-    e = _branch_at("merchant_buy", seed=3)
+    e = _branch_at("buy_or_stop", "Merchant", seed=3)
     game = e.unwrapped.game
     p = game.decision.player
     buys = [o for o in game.legal_options() if o[0] == "buy"]
     game.apply(buys[0])
-    if game.decision is not None and game.decision.kind == "merchant_buy":
+    if game.decision is not None and game.decision.kind == "buy_or_stop":
         d = decode(Observer().observe(game, p))
         assert d["merchant_bought"][buys[0][1]] == 1
         assert sum(d["merchant_paid"].values()) == (3 if buys[0][2] == "silver" else 1)
@@ -189,8 +190,8 @@ def test_the_merchants_purchases_of_this_use_are_observed():
 
 def test_the_copied_power_names_its_source():
     """F31/F35: a power used through the Ghost or the Imp says so (power_source)."""
-    for kind, source in (("ghost_pick", "Ghost"), ("imp_pick", "Imp")):
-        e = _branch_at(kind, seed=5)
+    for source in ("Ghost", "Imp"):
+        e = _branch_at("choose_card", source, seed=5)
         game = e.unwrapped.game
         assert decode(Observer().observe(game, game.decision.player))["card"] == source
         for option in game.legal_options():
@@ -204,13 +205,13 @@ def test_the_copied_power_names_its_source():
 
 
 def test_the_thiefs_second_bidders_and_the_necromancers_price_are_observed():
-    e = _branch_at("thief_steal", seed=11)
+    e = _branch_at("choose_loot", "Thief", seed=11)
     game = e.unwrapped.game
     p = game.decision.player
     d = decode(Observer().observe(game, p))
     victims = {(o[1] - p) % game.num_players for o in game.legal_options()}
     assert victims <= {k for k in range(game.num_players) if d["second_bidders"][k] == 1}
-    e = _branch_at("necromancer", seed=13)
+    e = _branch_at("yes_no", "Necromancer", seed=13)
     game = e.unwrapped.game
     p = game.decision.player
     price = game.state_dict()["power"]["price"]

@@ -52,7 +52,7 @@ def test_f28_playing_the_doppelganger_uses_the_power_twice():
     run_to(game, "Red Dragon")
     red = stones(game, 0)[0]
     win(game, 0)
-    assert (game.decision.kind, game.decision.player) == ("doppelganger", 0)
+    assert (game.decision.kind, game.decision.card, game.decision.player) == ("yes_no", "Doppelganger", 0)
     assert options_of(game) == {("yes",), ("no",)}
     choose(game, ("yes",))
     assert stones(game, 0)[0] == red + 2
@@ -90,7 +90,7 @@ def test_f28_doppelganger_can_be_played_the_turn_it_is_won():
     win(game, 1)
     run_to(game, "Blue Dragon")
     win(game, 1)
-    assert (game.decision.kind, game.decision.player) == ("doppelganger", 1)
+    assert (game.decision.kind, game.decision.card, game.decision.player) == ("yes_no", "Doppelganger", 1)
 
 
 def test_f28_doppelganger_on_the_witch_gives_two_black_coins():
@@ -111,7 +111,7 @@ def test_f28_doppelganger_is_not_offered_on_the_necromancer():
     game = at("Necromancer")
     give_doppelganger(game, 0)
     win(game, 0)
-    assert game.decision.kind == "necromancer"
+    assert (game.decision.kind, game.decision.card) == ("yes_no", "Necromancer")
     assert game.players[0].doppelganger
 
 
@@ -137,9 +137,9 @@ def test_f28_doppelganger_on_the_ghost_gives_two_picks():
     red = stones(game, 0)[0]
     win(game, 0)
     choose(game, ("yes",))
-    assert game.decision.kind == "ghost_pick"
+    assert (game.decision.kind, game.decision.card) == ("choose_card", "Ghost")
     choose(game, ("character", "Witch"))
-    assert game.decision.kind == "ghost_pick"
+    assert (game.decision.kind, game.decision.card) == ("choose_card", "Ghost")
     choose(game, ("character", "Red Dragon"))
     assert (game.players[0].black, stones(game, 0)[0]) == (1, red + 1)
 
@@ -156,7 +156,7 @@ def test_f31_ghost_offers_every_card_auctioned_this_turn_passed_and_cursed_inclu
     bid_all(game, [0, 4, 0, (0, 0, 1, 0)])  # the Yellow Dragon
     assert game.decision.card == "Ghost"
     win(game, 1)
-    assert game.decision.kind == "ghost_pick"
+    assert (game.decision.kind, game.decision.card) == ("choose_card", "Ghost")
     names = {"Witch", "Red Dragon", "Blue Dragon", "Yellow Dragon"}
     assert options_of(game) == {("character", c) for c in names}
 
@@ -240,7 +240,7 @@ def test_f31_necromancer_through_the_ghost_pays_the_ghost_auctions_coins():
     bank_fairy = game.bank.fairy
     bid_all(game, [4, 1, 0, 0])
     choose(game, ("character", "Necromancer"))
-    assert game.decision.kind == "necromancer"
+    assert (game.decision.kind, game.decision.card) == ("yes_no", "Necromancer")
     choose(game, ("yes",))
     assert (game.players[0].score, game.players[0].fairy_spent) == (1, 0)
     assert game.bank.fairy == bank_fairy + 4
@@ -284,7 +284,7 @@ def test_f35_imp_picks_a_card_not_yet_auctioned_and_uses_it():
     game = at("Imp")
     left = list(game.face_down)
     win(game, 0)
-    assert game.decision.kind == "imp_pick"
+    assert (game.decision.kind, game.decision.card) == ("choose_card", "Imp")
     assert options_of(game) == {("character", c) for c in left}
     red = stones(game, 0)[0]
     choose(game, ("character", "Red Dragon"))
@@ -368,7 +368,7 @@ def test_unsettled_a_doubled_ghost_can_pay_an_auctions_coins_to_the_necromancer_
     choose(game, ("character", "Necromancer"))
     choose(game, ("yes",))
     assert (game.players[0].score, game.bank.fairy) == (1, bank_fairy + 3)
-    assert game.decision.kind == "ghost_pick"
+    assert (game.decision.kind, game.decision.card) == ("choose_card", "Ghost")
     choose(game, ("character", "Necromancer"))
     assert game.players[0].score == 1
     assert game.decision is None or game.decision.kind == "bid"

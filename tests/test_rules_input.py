@@ -56,7 +56,7 @@ def test_f41_illegal_choice_names_the_decision_and_its_options():
     """F41: the Troll needs one of the three colours."""
     game = at("Troll")
     win(game, 1)
-    err = assert_rejected(game, ("colour", "purple"), "'troll_colour'", "player 1", "('colour', 'red')")
+    err = assert_rejected(game, ("colour", "purple"), "'choose_colour' of player 1 (Troll)", "('colour', 'red')")
     assert set(err.legal) == {("colour", "red"), ("colour", "blue"), ("colour", "yellow")}
 
 
@@ -64,7 +64,7 @@ def test_option_of_another_players_decision_is_illegal():
     """F10 then F41: a bid where the Troll's colour is asked is refused."""
     game = at("Troll")
     win(game, 1)
-    assert_rejected(game, ("bid", 0, 0, 0, 0), "troll_colour")
+    assert_rejected(game, ("bid", 0, 0, 0, 0), "choose_colour", "(Troll)")
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_f41_wrongly_shaped_choices_are_value_errors(option):
     """F41: ('colour', name) only."""
     game = at("Troll")
     win(game, 1)
-    assert_rejected(game, option, "troll_colour")
+    assert_rejected(game, option, "choose_colour", "(Troll)")
 
 
 def test_f17_no_option_is_legal_once_the_game_is_over():

@@ -213,7 +213,7 @@ def test_f36_merchant_buys_a_stone_and_goes_on(coin, price):
     assert coins(game, 0)[coin] == paid - price
     assert getattr(game.bank, coin) == bank_coin + price
     assert stones(game, 0)[0] == red + 1
-    assert game.decision.kind == "merchant_buy"
+    assert (game.decision.kind, game.decision.card) == ("buy_or_stop", "Merchant")
 
 
 def test_f36_fairy_gold_paid_to_the_merchant_is_lost_for_good():
@@ -261,7 +261,7 @@ def test_f37_necromancer_pays_the_fairy_gold_bid_to_the_bank_for_a_point():
     game = at("Necromancer")
     bank_fairy, bank_common = game.bank.fairy, game.bank.common
     bid_all(game, [(3, 1, 0, 0), 2, 0, 0])
-    assert game.decision.kind == "necromancer"
+    assert (game.decision.kind, game.decision.card) == ("yes_no", "Necromancer")
     choose(game, ("yes",))
     p0 = game.players[0]
     assert (p0.score, p0.fairy_spent, p0.fairy, p0.common) == (1, 0, 5, 1)
@@ -315,7 +315,7 @@ def test_f39_rainbow_dragon_names_only_colours_the_bank_has():
     game = at("Rainbow Dragon")
     drain_bank(game, "blue", 3)
     win(game, 1)
-    assert game.decision.kind == "rainbow_colour"
+    assert (game.decision.kind, game.decision.card) == ("choose_colour", "Rainbow Dragon")
     assert options_of(game) == {("colour", "red"), ("colour", "yellow")}
 
 
@@ -326,7 +326,7 @@ def test_f39_first_draw_is_compulsory_and_drawn_stones_are_pending():
     bank = bank_stones(game)
     win(game, 1)
     choose(game, ("colour", "red"))
-    assert game.decision.kind == "rainbow_continue"
+    assert (game.decision.kind, game.decision.card) == ("draw_or_stop", "Rainbow Dragon")
     assert options_of(game) == {("draw",), ("stop",)}
     assert game.state_dict()["pending_stones"] == {"red": 0, "blue": 1, "yellow": 0}
     assert bank_stones(game) == (bank[0], bank[1] - 1, bank[2])

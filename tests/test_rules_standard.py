@@ -148,7 +148,7 @@ def test_f23_thief_steals_from_the_second_highest_bidder():
     game = at("Thief", p1={"stones": (1, 2, 0)}, p2={"stones": (3, 3, 3)})
     win_stones = stones(game, 0)
     bid_all(game, [5, 3, 2, 0])
-    assert game.decision.kind == "thief_steal"
+    assert (game.decision.kind, game.decision.card) == ("choose_loot", "Thief")
     assert options_of(game) == {("steal", 1, "red"), ("steal", 1, "blue")}
     choose(game, ("steal", 1, "blue"))
     assert stones(game, 1) == (1, 1, 0)

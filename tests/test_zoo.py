@@ -128,12 +128,12 @@ def test_aggressor_trolls_the_leaders_colour_and_robs_the_leader():
     arrange(g, 1, stones=(0, 0, 3), score=2)
     arrange(g, 2, stones=(3, 0, 0))
     arrange(g, 3, stones=(1, 0, 1))
-    ask(g, "troll_colour", 0, "Troll", [("colour", c) for c in COLOURS])
+    ask(g, "choose_colour", 0, "Troll", [("colour", c) for c in COLOURS])
     assert option_of("aggressor", g) == ("colour", "yellow")
     arrange(g, 2, common=5, silver=12)  # the richest is not the leader
-    ask(g, "brigand_target", 0, "Brigand", [("target", q) for q in (1, 2, 3)])
+    ask(g, "choose_seat", 0, "Brigand", [("target", q) for q in (1, 2, 3)])
     assert option_of("aggressor", g) == ("target", 1)
-    ask(g, "thief_steal", 0, "Thief", [("steal", q, c) for q in (1, 2) for c in COLOURS if g.players[q].stones[
+    ask(g, "choose_loot", 0, "Thief", [("steal", q, c) for q in (1, 2) for c in COLOURS if g.players[q].stones[
         COLOURS.index(c)]])
     assert option_of("aggressor", g) == ("steal", 1, "yellow")
 
@@ -142,7 +142,7 @@ def test_collector_buys_stones_with_the_merchant():
     g = Game(4, seed=0)
     arrange(g, 0, stones=(1, 1, 0), common=2, silver=6)
     options = [("stop",)] + [("buy", c, coin) for c in COLOURS for coin in ("common", "fairy", "silver")]
-    ask(g, "merchant_buy", 0, "Merchant", options)
+    ask(g, "buy_or_stop", 0, "Merchant", options)
     assert option_of("collector", g)[0] == "buy"
     assert option_of("collector", g)[2] != "fairy"  # fairy gold paid is gone for good (F36)
     arrange(g, 0, stones=(2, 2, 2), common=1, silver=0)  # still buying, toward an Enchantress (F29)

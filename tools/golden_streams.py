@@ -6,8 +6,9 @@ final engine state, of 120 games -- Fist of Dragonstones at 3, 4 and 6 players (
 (``ds-heuristic`` and ``random``), 20 seeds each. ``tests/test_golden_streams.py`` replays every
 stream with the same policies and seeds and demands identical actions and final state.
 
-Games are made through the game registry (``dragonstones_env.games``) and seated with
-``policies.load_policy``.
+Games are made through the game registry (``dragonstones_env.games``), seated with
+``policies.load_policy`` and played by ``play.arena.play_game`` (its ``on_action`` hook records
+the actions).
 
     python -m tools.golden_streams                       # re-record every game
     python -m tools.golden_streams --game drachenschatten  # every game of one game family
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dragonstones_env import games
+from play.arena import play_game
 from policies import load_policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,24 +65,13 @@ def play(game: str, players: int, seed: int) -> dict[str, Any]:
     """One game: the line-up's policies, seeded from the game's seed and the seat."""
     names = lineup(game, players, seed)
     policies = [load_policy(spec, seed=1000 * seed + i) for i, spec in enumerate(names)]
-    e = make_env(game, players)
-    e.reset(seed=seed)
     actions: list[int] = []
-    totals = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, _ = e.last()
-        totals[agent] += reward
-        if term or trunc:
-            e.step(None)
-            continue
-        a = int(policies[e.possible_agents.index(agent)].act(obs))
-        actions.append(a)
-        e.step(a)
-    engine = e.unwrapped.game
+    result = play_game(lambda: make_env(game, players), policies, names, seed,
+                       inspect=lambda engine: {"state": digest(engine.state_dict()), "record": digest(engine.record)},
+                       on_action=lambda agent, action: actions.append(action))
     return {
         "game": game, "players": players, "seed": seed, "lineup": names, "actions": actions,
-        "rewards": [round(float(totals[a]), 9) for a in e.possible_agents],
-        "state": digest(engine.state_dict()), "record": digest(engine.record),
+        "rewards": [round(float(r), 9) for r in result.rewards], **result.extra,
     }
 
 

@@ -135,6 +135,9 @@ class LeagueConfig:
     mix: dict[str, float] = field(default_factory=lambda: {"latest": 0.35, "snapshot": 0.25, "zoo": 0.3,
                                                            "random": 0.1})
     table: float = 0.5  # share of episodes whose other seats are all of one kind (all copies of the learner...)
+    # share of episodes at one of the panel's mixed tables: 1..n-2 other copies of the latest
+    # weights and one zoo (or pool) bot in the other seats (table + mixed <= 1)
+    mixed: float = 0.0
     pfsp_power: float = 2.0  # a snapshot's weight: (1 - the learner's win rate against it) ** pfsp_power
     # timesteps between refreshes of the `latest` seats' weights (SB3; in RLlib those seats are
     # the learning policy itself, always current)
@@ -328,6 +331,7 @@ def validate_league(league: LeagueConfig, kinds: tuple[str, ...]) -> None:
     """Check a league section (both trainers'): ``mix`` weights over ``kinds``, ``table``, PFSP,
     ``pool``, snapshots."""
     need(0.0 <= league.table <= 1.0, "league.table", "must be a share in 0..1")
+    need(0.0 <= league.mixed <= 1.0 - league.table, "league.mixed", "must be a share in 0..1 with table + mixed <= 1")
     need(0.0 <= league.pfsp_power <= 20.0, "league.pfsp_power", "must be in 0..20")
     need(league.latest_every > 0, "league.latest_every", "must be > 0")
     need(set(league.mix) <= set(kinds), "league.mix", f"kinds are {list(kinds)}")

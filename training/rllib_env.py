@@ -73,6 +73,7 @@ def make_league(game: str, section: dict[str, Any]) -> League:
     versions = PushedVersions(int(section.get("max_snapshots", 8)), provided=dict(section.get("weights", {})))
     return League(None, section.get("mix", {"latest": 1.0}), section.get("pool", ()), zoo=zoo(game),
                   heuristic=_spec(game).default_bot, table=float(section.get("table", 0.0)),
+                  mixed=float(section.get("mixed", 0.0)),
                   pfsp_power=float(section.get("pfsp_power", 2.0)), versions=versions)
 
 

@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lg = cfg.league
     league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
-                    table=lg.table, pfsp_power=lg.pfsp_power, game=cfg.env_name)
+                    table=lg.table, mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
     try:  # a bad pool spec must stop the run here, before the run folder exists
         league.check()
     except (PolicyError, ValueError) as err:

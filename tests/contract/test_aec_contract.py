@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from tests.aec_support import random_step
+from tests.aec_support import play_out, random_step
 
 
 def test_pettingzoo_api_test(spec, n):
@@ -160,14 +160,7 @@ def test_random_games_end_zero_sum_with_the_winners_rewarded(spec, sizes):
     for n in sizes:
         e = spec.env(num_players=n)
         e.reset(seed=n)
-        totals = dict.fromkeys(e.possible_agents, 0.0)
-        for agent in e.agent_iter():
-            _, r, term, trunc, _ = e.last()
-            totals[agent] += r
-            if term or trunc:
-                e.step(None)
-            else:
-                e.step(int(rng.choice(np.flatnonzero(e.observe(agent)["action_mask"]))))
+        totals = play_out(e, rng)
         assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
         winners = list(e.unwrapped.game.winners)
         if 0 < len(winners) < n:

@@ -23,7 +23,6 @@ decisions, one per card looked at (D4). :func:`layout_table` prints the table.
 from __future__ import annotations
 
 from dragonstones_env.codec import ActionFamily, Codec
-from dragonstones_env.layout import Family
 
 from .cards import CARD_NAMES, CARDS, PROTECTS
 from .rules import NUM_STACKS
@@ -106,11 +105,4 @@ FAMILY_TABLE: tuple[ActionFamily, ...] = (
 )
 
 CODEC = Codec(FAMILY_TABLE)
-FAMILIES: tuple[Family, ...] = CODEC.families
-FAMILY: dict[str, Family] = CODEC.family
-NUM_ACTIONS: int = CODEC.num_actions
-encode = CODEC.encode
-decode = CODEC.decode
-describe = CODEC.describe
-family_of = CODEC.family_of
-layout_table = CODEC.layout_table
+FAMILIES, FAMILY, NUM_ACTIONS, encode, decode, describe, family_of, layout_table = CODEC.exports()

@@ -53,11 +53,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from dragonstones_env.aec import TurnBasedEnv
-from dragonstones_env.layout import signature
+from dragonstones_env.aec import TurnBasedEnv, env_metadata, ordered_env
+from dragonstones_env.core import check_positive_int
 
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
@@ -65,8 +63,8 @@ from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
 from .picture import picture as draw_picture
 from .rules import DEFAULT_MAX_STEPS, MAX_PLAYERS, MIN_PLAYERS, DrachenSchattenGame
 
-# Fingerprint of the observation and action layouts: checkpoints made for another are refused.
-LAYOUT_SIGNATURE = signature("drachenschatten_v0", LAYOUT, A.NUM_ACTIONS)
+METADATA = env_metadata("drachenschatten_v0", LAYOUT, A.NUM_ACTIONS)
+LAYOUT_SIGNATURE = METADATA["layout"]  # checkpoints made for another layout are refused
 
 _CARD_FAMILIES = ("view", "stop_view", "protect", "forfeit")  # decisions about a card (Decision.card)
 
@@ -77,27 +75,14 @@ OPTIONS = {
 }
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's order-enforcing wrapper (what users should use)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
-
-
 class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
-    metadata = {
-        "name": "drachenschatten_v0",
-        "layout": LAYOUT_SIGNATURE,
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "render_fps": 2,
-        "is_parallelizable": False,
-    }
+    metadata = METADATA
     OPTIONS = OPTIONS
     MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
 
     def _validate(self, cfg: dict[str, Any]) -> None:
-        m = cfg["max_steps"]
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise ValueError(f"max_steps must be a positive int, got {m!r}")
+        check_positive_int(cfg["max_steps"], "max_steps")
 
     def _new_game(self, seed: int) -> DrachenSchattenGame:
         return DrachenSchattenGame(self.num_players, seed=seed, max_steps=self.options["max_steps"])
@@ -181,3 +166,6 @@ def _state(g: DrachenSchattenGame, cid: int) -> str:
     if CARDS[CARD_TYPE_OF_ID[cid]].category != "object":
         return ""
     return " (ready)" if g._ready[cid] else " (used)"
+
+
+env = ordered_env(raw_env)

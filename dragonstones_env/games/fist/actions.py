@@ -17,7 +17,6 @@ import itertools
 import numpy as np
 
 from dragonstones_env.codec import ActionFamily, Codec
-from dragonstones_env.layout import Family
 
 from .cards import CHARACTER_SLOTS, COLOURS, MERCHANT_COINS, NUM_CHARACTER_SLOTS
 
@@ -91,14 +90,7 @@ def _clamp(option: tuple) -> tuple:
 
 
 CODEC = Codec(FAMILY_TABLE, normalise=_clamp)
-FAMILIES: tuple[Family, ...] = CODEC.families
-FAMILY: dict[str, Family] = CODEC.family
-NUM_ACTIONS: int = CODEC.num_actions
-encode = CODEC.encode
-decode = CODEC.decode
-describe = CODEC.describe
-family_of = CODEC.family_of
-layout_table = CODEC.layout_table
+FAMILIES, FAMILY, NUM_ACTIONS, encode, decode, describe, family_of, layout_table = CODEC.exports()
 
 
 _BID_MASKS: dict[tuple[int, int, int, int], np.ndarray] = {}

@@ -14,27 +14,28 @@ that clashes with a box character, and a conservation check that runs the power 
 states and refuses one that creates or destroys a coin or a stone.
 
 Layout v1 (#9) is not changed by a custom card: a card takes one of the reserved character
-slots ``custom_1..4``, its decisions reuse the engine's existing decision kinds and option
-kinds (a new kind would be a new float), and no numeric features of its effect are added
-(they would change the layout signature). The primitives and the decision kind each asks:
+slots ``custom_1..4``, its decisions use the engine's decision kinds (:data:`.decisions.KINDS`,
+named by what is chosen, with the card as the asker) and option kinds, and no numeric features
+of its effect are added (they would change the layout signature). The primitives and the
+decision kind each asks:
 
 ==================  ======================================================  ===========================
 effect              what it does                                            asks (kind: options)
 ==================  ======================================================  ===========================
 ``gain``            take ``amount`` coins of a kind from the bank, what     -
                     the bank has (F4; fairy gold is the player's own, F30)
-``take_stone``      take a stone of a colour from the bank (F24), or of     ``ancient_colour``:
+``take_stone``      take a stone of a colour from the bank (F24), or of     ``choose_colour``:
                     a colour the player chooses (``choice``, F26)           ``("colour", c)``
 ``draw_stones``     draw ``amount`` stones at random from the bank's bag    -
                     (F3, F42)
 ``pay_stones``      pay stones for points: ``any`` N, N of ``one_colour``,  ``pay_or_take`` (with
                     or one of ``each`` colour (F20-F22, F29, F40); with     ``otherwise``, F15) or
-                    ``otherwise`` the player may take those effects instead ``apprentice_pair`` (F40)
-``pay_coins``       may pay ``amount`` coins to the bank for points (F37;   ``necromancer``:
+                    ``otherwise`` the player may take those effects instead ``choose_payment`` (F40)
+``pay_coins``       may pay ``amount`` coins to the bank for points (F37;   ``yes_no``:
                     paid fairy gold is lost, F36)                           ``("yes",)/("no",)``
-``take_from``       take coins or random stones from another player of the  ``brigand_target``:
+``take_from``       take coins or random stones from another player of the  ``choose_seat``:
                     user's choice (F27; a stolen fairy gold is his, F23)    ``("target", seat)``
-``choose``          one of two effect lists, the user's choice              ``necromancer``:
+``choose``          one of two effect lists, the user's choice              ``yes_no``:
                                                                             ``("yes",)/("no",)``
 ==================  ======================================================  ===========================
 """
@@ -105,7 +106,7 @@ def take_stone(g: Game, p: int, args: dict, rest: list) -> bool:
     if not options:
         g.log("no_effect", player=p, card=_card(g), why="the bank has no stones")
         return False
-    g.ask("ancient_colour", p, _card(g), options, _resolve_take_stone, {"rest": rest, "amount": args.get("amount", 1)})
+    g.ask("choose_colour", p, _card(g), options, _resolve_take_stone, {"rest": rest, "amount": args.get("amount", 1)})
     return True
 
 
@@ -146,7 +147,7 @@ def pay_stones(g: Game, p: int, args: dict, rest: list) -> bool:
     if not payments:
         g.log("no_effect", player=p, card=_card(g), why="not the stones to pay")
         return False
-    g.ask("apprentice_pair", p, _card(g), [("pay", *s) for s in payments], _resolve_pay, data)
+    g.ask("choose_payment", p, _card(g), [("pay", *s) for s in payments], _resolve_pay, data)
     return True
 
 
@@ -166,7 +167,7 @@ def pay_coins(g: Game, p: int, args: dict, rest: list) -> bool:
         g.log("no_effect", player=p, card=_card(g), why=f"not {args['amount']} {args['coin']}")
         return False
     data = {"rest": rest, **args}
-    g.ask("necromancer", p, _card(g), [("yes",), ("no",)], _resolve_pay_coins, data)
+    g.ask("yes_no", p, _card(g), [("yes",), ("no",)], _resolve_pay_coins, data)
     return True
 
 
@@ -184,7 +185,7 @@ def take_from(g: Game, p: int, args: dict, rest: list) -> bool:
     """F27: take up to ``amount`` of ``what`` (a coin, or ``stone``: at random) from a player
     of the user's choice. Fairy gold comes from behind the screen and is the taker's (F23)."""
     options = [("target", q) for q in range(g.num_players) if q != p]
-    g.ask("brigand_target", p, _card(g), options, _resolve_take_from, {"rest": rest, **args})
+    g.ask("choose_seat", p, _card(g), options, _resolve_take_from, {"rest": rest, **args})
     return True
 
 
@@ -210,7 +211,7 @@ def _resolve_take_from(g: Game, p: int, option: tuple, data: dict) -> None:
 
 def choose(g: Game, p: int, args: list, rest: list) -> bool:
     """Either of two effect lists, the user's pick (``yes`` the first, ``no`` the second)."""
-    g.ask("necromancer", p, _card(g), [("yes",), ("no",)], _resolve_choose, {"rest": rest, "branches": args})
+    g.ask("yes_no", p, _card(g), [("yes",), ("no",)], _resolve_choose, {"rest": rest, "branches": args})
     return True
 
 

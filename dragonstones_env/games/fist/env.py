@@ -42,12 +42,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from dragonstones_env.aec import TurnBasedEnv
-from dragonstones_env.core import check_number
-from dragonstones_env.layout import signature
+from dragonstones_env.aec import TurnBasedEnv, env_metadata, ordered_env
+from dragonstones_env.core import check_number, check_positive_int
 
 from . import actions as A
 from . import custom
@@ -56,8 +53,8 @@ from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, 
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
 from .picture import picture as draw_picture
 
-# Fingerprint of the observation and action layouts: checkpoints made for another are refused.
-LAYOUT_SIGNATURE = signature("dragonstones_v1", LAYOUT, A.NUM_ACTIONS)
+METADATA = env_metadata("dragonstones_v1", LAYOUT, A.NUM_ACTIONS)
+LAYOUT_SIGNATURE = METADATA["layout"]  # checkpoints made for another layout are refused
 
 OPTIONS = {
     "num_players": 4,
@@ -70,19 +67,8 @@ OPTIONS = {
 }
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's order-enforcing wrapper (what users should use)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
-
-
 class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
-    metadata = {
-        "name": "dragonstones_v1",
-        "layout": LAYOUT_SIGNATURE,
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "render_fps": 2,
-        "is_parallelizable": False,
-    }
+    metadata = METADATA
     OPTIONS = OPTIONS
     MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
@@ -90,9 +76,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     def _validate(self, cfg: dict[str, Any]) -> None:
         if cfg["observation_mode"] not in ("recall", "table"):
             raise ValueError(f"observation_mode must be 'recall' or 'table', got {cfg['observation_mode']!r}")
-        m = cfg["max_turns"]
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise ValueError(f"max_turns must be a positive int, got {m!r}")
+        check_positive_int(cfg["max_turns"], "max_turns")
         # nan or inf would be added to every scorer's reward: finite numbers only
         check_number(cfg["reward_shaping"], "reward_shaping")
         # Loaded and validated once, here: a bad card fails at env(), naming file, card, field.
@@ -206,3 +190,6 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         else:
             lines.append(f"decision: {d.kind}{' (' + d.card + ')' if d.card else ''} by player_{d.player}")
         return "\n".join(lines)
+
+
+env = ordered_env(raw_env)

@@ -32,7 +32,8 @@ from .cards import (
     MERCHANT_COINS,
     NUM_CHARACTER_SLOTS,
 )
-from .engine import BID, DECISION_KINDS, STOCK, TIEBREAK, Game
+from .decisions import V1_CARD, V1_KIND, V1_NAMES, v1_name
+from .engine import BID, STOCK, TIEBREAK, Game
 
 MAX_SEATS = 6
 CARD_STATUS = ("face_down", "won", "passed", "cursed", "imp_goblin")  # per character, this turn
@@ -55,7 +56,9 @@ SEAT_FEATURES = (
 )
 BID_FEATURES = ("fairy", "common", "black", "amulet", "value", "tiebreak_silver", "tiebreak_amulet")
 OWN_FEATURES = ("fairy", "common", "silver", "black", "amulets", "bid_fairy", "bid_common", "bid_black", "bid_amulet")
-DECISION_LABELS = (*DECISION_KINDS, "none")  # "none": the game is over
+# The decision piece keeps layout v1's slots, one per v1 name (decisions.v1_name of the kind and
+# the asking card): the shipped checkpoints read them. decode() gives the kind back.
+DECISION_LABELS = (*V1_NAMES, "none")  # "none": the game is over
 BANK_FEATURES = ("fairy", "common", "silver", "amulets", *COLOURS)
 # Scales: counts are divided so that typical values fall in 0..1 (they may exceed it).
 _STONES = STOCK["stones"]
@@ -71,7 +74,8 @@ _SPEC = [
     ("seat_present", (MAX_SEATS,), 0, "1 for each seat at the table"),
     ("acting_seat", (MAX_SEATS,), 0, "one-hot: the seat that must decide now", {"onehot": True}),
     ("has_bid", (MAX_SEATS,), 0, "seats whose bid of the current round is sealed (not its content)"),
-    ("decision", (len(DECISION_LABELS),), None, "one-hot decision kind (last: none, game over)",
+    ("decision", (len(DECISION_LABELS),), None,
+     "one-hot decision by its v1 name (decisions.v1_name of kind and asking card; last: none, game over)",
      {"onehot": True, "labels": DECISION_LABELS}),
     ("card", (_C,), None, "one-hot: the character being auctioned or resolved",
      {"onehot": True, "labels": CHARACTER_SLOTS}),
@@ -112,7 +116,7 @@ _SPEC = [
 ]
 LAYOUT: dict[str, Piece] = build_layout(_SPEC)
 OBS_SIZE: int = layout_size(LAYOUT)
-_DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
+_DECISION_INDEX = {k: i for i, k in enumerate(V1_NAMES)}
 _COIN_COLS = [SEAT_FEATURES.index(f) for f in ("fairy", "common", "silver", "coins_known")]
 OBSERVATION = Observation(LAYOUT, MAX_SEATS)  # permutation, view, decode and table, shared code
 _SCALES = scale_vector(LAYOUT)  # the encoder's own scales (the scalars below); bots use decode()
@@ -128,8 +132,16 @@ def decode(obs: np.ndarray) -> dict[str, Any]:
     dict (``decode(obs)["seats"]["score"]`` is the score of each relative seat, ``[0]`` the
     viewer's), the others their counts. Bots read observations through this, never through
     the scales above.
+
+    ``"decision"`` is the decision's kind (:data:`.decisions.KINDS`, ``"none"`` once the game is
+    over) and ``"asks"`` the character that asks it: the ``card`` piece, but for the held
+    Doppelganger's offer (F28), which asks about the won card (``card``).
     """
-    return OBSERVATION.decode(obs)
+    d = OBSERVATION.decode(obs)
+    slot = d["decision"]  # the layout-v1 name, read back as (kind, the character that asks)
+    d["decision"] = V1_KIND.get(slot, slot)
+    d["asks"] = V1_CARD.get(slot, d["card"]) if slot != "none" else None
+    return d
 
 
 view = OBSERVATION.view
@@ -269,8 +281,8 @@ def public_vector(game: Game) -> np.ndarray:
     out[LAYOUT["seat_present"].slice.start : LAYOUT["seat_present"].slice.start + n] = 1.0
 
     d = game.decision
-    out[LAYOUT["decision"].slice.start + (_DECISION_INDEX[d.kind] if d else len(DECISION_KINDS))] = 1.0
-    card = d.card if d is not None and d.card else (game.auction.card if game.auction else None)
+    out[LAYOUT["decision"].slice.start + (_DECISION_INDEX[v1_name(d.kind, d.card)] if d else len(V1_NAMES))] = 1.0
+    card = _resolved_card(game)
     if card is not None:
         out[LAYOUT["card"].slice.start + game.slots[card]] = 1.0
     b = game.bank
@@ -298,6 +310,15 @@ def public_vector(game: Game) -> np.ndarray:
     if game.power is not None:
         _fill_power(out, game)
     return out
+
+
+def _resolved_card(game: Game) -> str | None:
+    """The card piece: the character being resolved or auctioned. While a power asks, the power's
+    card (the decision's asker); otherwise the auction's (bids, the held Doppelganger's offer
+    about the won card, F28, and the end of the game)."""
+    if game.decision is not None and game.power is not None:
+        return game.power.card
+    return game.auction.card if game.auction is not None else None
 
 
 _SCALARS = slice(LAYOUT["progress"].slice.start, LAYOUT["pending_stones"].slice.stop)

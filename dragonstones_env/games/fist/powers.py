@@ -4,7 +4,8 @@ A power is ``power(game, player, auction)``: ``player`` uses it, and ``auction``
 auction it was won in (the Thief's second bidders and the Necromancer's coins come from
 it; through the Ghost, Imp or Goblin it is that card's auction, F31). A power either acts
 at once or asks its user a decision with :meth:`Game.ask`, naming the function that
-resolves the answer: ``resolve(game, player, option, data)``.
+resolves the answer: ``resolve(game, player, option, data)``. A decision's kind says what is
+chosen (:data:`.decisions.KINDS`: ``choose_colour``, ``yes_no``, ...); its card says who asks.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def thief(g: Game, p: int, auction: Auction) -> None:
     if not with_stones:
         options = [("steal", q, "coin") for q in seconds]
     g.power.second_bidders = seconds
-    g.ask("thief_steal", p, "Thief", options, _resolve_thief)
+    g.ask("choose_loot", p, "Thief", options, _resolve_thief)
 
 
 def _resolve_thief(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -160,7 +161,7 @@ def ancient_dragon(g: Game, p: int, auction: Auction) -> None:
     if not options:
         g.log("no_effect", player=p, card="Ancient Dragon", why="the bank has no stones")
         return
-    g.ask("ancient_colour", p, "Ancient Dragon", options, _resolve_ancient_dragon)
+    g.ask("choose_colour", p, "Ancient Dragon", options, _resolve_ancient_dragon)
 
 
 def _resolve_ancient_dragon(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -171,7 +172,7 @@ def _resolve_ancient_dragon(g: Game, p: int, option: tuple, data: dict) -> None:
 def brigand(g: Game, p: int, auction: Auction) -> None:
     """F27: all common gold and silver of another player."""
     options = [("target", q) for q in range(g.num_players) if q != p]
-    g.ask("brigand_target", p, "Brigand", options, _resolve_brigand)
+    g.ask("choose_seat", p, "Brigand", options, _resolve_brigand)
 
 
 def _resolve_brigand(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -203,11 +204,11 @@ def offer_doppelganger(g: Game, auction: Auction, winner: int) -> bool:
     """F28: the held Doppelganger may be played right after winning, except on the Necromancer.
 
     Asks its holder (and returns True: the engine queues nothing, :func:`resolve_doppelganger`
-    does) or returns False.
+    does) or returns False. The Doppelganger asks; the won card is the auction's.
     """
     if not g.players[winner].doppelganger or auction.card == "Necromancer":
         return False
-    g.ask("doppelganger", winner, auction.card, [("yes",), ("no",)], resolve_doppelganger)
+    g.ask("yes_no", winner, "Doppelganger", [("yes",), ("no",)], resolve_doppelganger)
     return True
 
 
@@ -250,7 +251,7 @@ def ghost(g: Game, p: int, auction: Auction) -> None:
     """F31: the power of a character already auctioned this turn, other than the Ghost."""
     names = sorted({card for card, _ in g.played if card != "Ghost"})
     options = [("character", name) for name in names]
-    g.ask("ghost_pick", p, "Ghost", options, _resolve_ghost, {"auction": auction})
+    g.ask("choose_card", p, "Ghost", options, _resolve_ghost, {"auction": auction})
 
 
 def _resolve_ghost(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -286,7 +287,7 @@ def imp(g: Game, p: int, auction: Auction) -> None:
         g.log("no_effect", player=p, card="Imp", why="no character left this turn")
         return
     options = [("character", name) for name in sorted(set(g.face_down))]
-    g.ask("imp_pick", p, "Imp", options, _resolve_imp, {"auction": auction})
+    g.ask("choose_card", p, "Imp", options, _resolve_imp, {"auction": auction})
 
 
 def _resolve_imp(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -308,7 +309,7 @@ def merchant(g: Game, p: int, auction: Auction) -> None:
     for i, colour in enumerate(COLOURS):
         if g.bank.stones[i]:
             options += [("buy", colour, coin) for coin, price in COIN_PRICES.items() if getattr(pl, coin) >= price]
-    g.ask("merchant_buy", p, "Merchant", options, _resolve_merchant)
+    g.ask("buy_or_stop", p, "Merchant", options, _resolve_merchant)
 
 
 def _resolve_merchant(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -334,7 +335,7 @@ def necromancer(g: Game, p: int, auction: Auction) -> None:
         g.log("no_effect", player=p, card="Necromancer", why="the coins of this auction are paid")
         return
     g.power.price = min(auction.bids[p][0], g.players[p].fairy_spent)
-    g.ask("necromancer", p, "Necromancer", [("yes",), ("no",)], _resolve_necromancer, {"auction": auction})
+    g.ask("yes_no", p, "Necromancer", [("yes",), ("no",)], _resolve_necromancer, {"auction": auction})
 
 
 def _resolve_necromancer(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -366,7 +367,7 @@ def rainbow_dragon(g: Game, p: int, auction: Auction) -> None:
     if not options:
         g.log("no_effect", player=p, card="Rainbow Dragon", why="the bank has no stones")
         return
-    g.ask("rainbow_colour", p, "Rainbow Dragon", options, _resolve_rainbow_colour)
+    g.ask("choose_colour", p, "Rainbow Dragon", options, _resolve_rainbow_colour)
 
 
 def _resolve_rainbow_colour(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -388,7 +389,7 @@ def _rainbow_draw(g: Game, p: int, named: int) -> None:
     else:
         # F39's "an empty bag keeps them" cannot happen: the named colour is in the bag
         # until it is drawn, which busts. So there is always a stone left to draw here.
-        g.ask("rainbow_continue", p, "Rainbow Dragon", [("draw",), ("stop",)], _resolve_rainbow_continue,
+        g.ask("draw_or_stop", p, "Rainbow Dragon", [("draw",), ("stop",)], _resolve_rainbow_continue,
               {"named": named})
 
 
@@ -414,7 +415,7 @@ def sorcerers_apprentice(g: Game, p: int, auction: Auction) -> None:
     if not options:
         g.log("no_effect", player=p, card="Sorcerer's Apprentice", why="no pair of stones")
         return
-    g.ask("apprentice_pair", p, "Sorcerer's Apprentice", options, _resolve_apprentice)
+    g.ask("choose_payment", p, "Sorcerer's Apprentice", options, _resolve_apprentice)
 
 
 def _resolve_apprentice(g: Game, p: int, option: tuple, data: dict) -> None:
@@ -425,7 +426,7 @@ def _resolve_apprentice(g: Game, p: int, option: tuple, data: dict) -> None:
 
 def troll(g: Game, p: int, auction: Auction) -> None:
     """F41: everyone, the winner included, returns all stones of the colour picked."""
-    g.ask("troll_colour", p, "Troll", [("colour", c) for c in COLOURS], _resolve_troll)
+    g.ask("choose_colour", p, "Troll", [("colour", c) for c in COLOURS], _resolve_troll)
 
 
 def _resolve_troll(g: Game, p: int, option: tuple, data: dict) -> None:

@@ -111,8 +111,9 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
     return {
         "turn": round(d["progress"]["turn_fraction"] * max_turns),
         "max_turns": max_turns,
-        "decision": d["decision"],
+        "decision": d["decision"],  # the kind, named by what is chosen (decisions.KINDS)
         "card": named(d["card"]),
+        "asks": named(d["asks"]),  # the character asking: the card, but the Doppelganger for its offer (F28)
         "acting": absolute(d["acting_seat"], seat, n),
         "bank": plain(d["bank"]),
         "pending_stones": plain(d["pending_stones"]),
@@ -208,8 +209,10 @@ def log_line(event: dict[str, Any], viewer: int | None, names: list[str]) -> str
 
 
 def headline(v: dict[str, Any]) -> str:
-    """One line for the terminal: turn, decision and the character it is about."""
+    """One line for the terminal: turn, decision and the character it is about (and who asks)."""
     card = f" - {v['card']}" if v["card"] else ""
+    if v["asks"] and v["asks"] != v["card"]:
+        card += f" ({v['asks']} asks)"
     return f"Turn {v['turn']}/{v['max_turns']}: {v['decision'] or 'game over'}{card}"
 
 

@@ -46,7 +46,8 @@ const DRAW = {
       return [
         el("div", {}, `Turn ${v.turn} / ${v.max_turns}`),
         v.card ? el("div", { class: "card-face big", id: "current-card" }, v.card) : el("div", {}, "—"),
-        el("div", {}, (v.decision || "game over").replace("_", " ")),
+        // the decision's kind (what is chosen), and who asks when it is not the card shown (the Doppelganger's offer)
+        el("div", {}, (v.decision || "game over").replaceAll("_", " ") + (v.asks && v.asks !== v.card ? ` (${v.asks})` : "")),
         el("div", {}, chars),
         // the table's custom characters (issue #16): name, copies and rules text
         v.deck ? el("div", { class: "bank", id: "custom-deck" }, v.deck.custom.map((c) =>

@@ -1,6 +1,7 @@
 """Every decision of the heuristic but the bids: what it does with the powers it wins.
 
-Each decision kind has a scorer in :data:`CHOOSERS` that scores every legal option; the bot
+Each decision kind (or kind and asking card) has a scorer in :data:`CHOOSERS` that scores every
+legal option; the bot
 takes the best (ties broken by its seeded generator). A choice maximises the bot's value minus
 a share of the harm it does to opponents, weighted towards the leaders (Troll, Thief, Brigand);
 the Rainbow Dragon draws again while the expected stone is worth more than the risk to the
@@ -17,7 +18,7 @@ import numpy as np
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.cards import COLOURS
 
-from .table import Table
+from .table import Table, for_decision
 from .values import BANK_GAINS, PAY_OR_TAKE, Values, pick
 
 
@@ -35,10 +36,10 @@ Chooser = Callable[[Values, Table, list[tuple], Memory], list[float]]
 def choose(values: Values, t: Table, legal: np.ndarray, rng: np.random.Generator, memory: Memory) -> int:
     """The best legal action of a non-bid decision; equally good ones drawn with ``rng``."""
     options = [A.decode(int(a), 0, t.n) for a in legal]
-    chooser = CHOOSERS.get(t.decision)
+    chooser = for_decision(CHOOSERS, t)
     scores = [0.0] * len(options) if chooser is None else chooser(values, t, options, memory)
     i = pick(scores, rng)
-    if t.decision == "rainbow_colour":  # remembered for the draws that follow (F39)
+    if chooser is _rainbow_colour:  # remembered for the draws that follow (F39)
         memory.rainbow_named = COLOURS.index(options[i][1])
     return int(legal[i])
 
@@ -142,8 +143,8 @@ def _troll(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[fl
 
 
 # ---------------------------------------------------------------------------- stones
-def _ancient_dragon(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
-    """F26: the colour it needs most."""
+def _take_colour(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[float]:
+    """F26 (and a custom card's stone of a chosen colour): the colour it needs most."""
     me = t.me
     return [v.stone_gain(me.score, me.stones, COLOURS.index(o[1])) for o in options]
 
@@ -195,18 +196,20 @@ def _imp(v: Values, t: Table, options: list[tuple], memory: Memory) -> list[floa
     return [v.gain(o[1], t.me, t, 1) + v.p.denial * v.threat(o[1], t, 1) for o in options]
 
 
-CHOOSERS: dict[str, Chooser] = {
+# By decision kind; a (kind, card) row where one character's choice of that kind means something
+# else (the Troll's colour is a curse, the Rainbow Dragon's a name). Custom cards use the kind rows.
+CHOOSERS: dict[str | tuple[str, str], Chooser] = {
     "pay_or_take": _pay_or_take,
-    "apprentice_pair": _pay_or_take,
-    "thief_steal": _thief,
-    "ancient_colour": _ancient_dragon,
-    "rainbow_colour": _rainbow_colour,
-    "rainbow_continue": _rainbow_continue,
-    "troll_colour": _troll,
-    "brigand_target": _brigand,
-    "ghost_pick": _ghost,
-    "imp_pick": _imp,
-    "merchant_buy": _merchant,
-    "necromancer": _necromancer,
-    "doppelganger": _doppelganger,
+    "choose_payment": _pay_or_take,
+    "choose_loot": _thief,
+    "choose_colour": _take_colour,
+    ("choose_colour", "Rainbow Dragon"): _rainbow_colour,
+    ("choose_colour", "Troll"): _troll,
+    "draw_or_stop": _rainbow_continue,
+    "choose_seat": _brigand,
+    "choose_card": _ghost,
+    ("choose_card", "Imp"): _imp,
+    "buy_or_stop": _merchant,
+    "yes_no": _necromancer,
+    ("yes_no", "Doppelganger"): _doppelganger,
 }

@@ -40,8 +40,9 @@ class Table:
     """The observation turned back into readable numbers."""
 
     n: int
-    decision: str | None
-    card: str | None
+    decision: str | None  # the decision's kind (decisions.KINDS), None once the game is over
+    card: str | None  # the character auctioned or resolved
+    asks: str | None  # the character asking the decision (the Doppelganger for its offer, F28)
     auctions_held: int
     bank: dict[str, int]  # fairy, common, silver, amulets
     bank_stones: tuple[int, int, int]
@@ -60,6 +61,13 @@ class Table:
     def my_bid(self, slot: int) -> dict[str, int]:
         """The viewer's revealed bid in this turn's auction number ``slot`` (0-based)."""
         return {name: int(v[slot, 0]) for name, v in self.bids.items()}
+
+
+def for_decision(table: dict, t: Table):
+    """The entry of a per-decision table for ``t``'s decision: the row of (kind, asking card) if
+    the table has one, else the row of the kind (None if neither). Kinds are named by what is
+    chosen, so one row serves every card asking that kind, custom cards included."""
+    return table.get((t.decision, t.asks), table.get(t.decision))
 
 
 _SEAT_READ = ("score", "red", "blue", "yellow", "fairy_spent", "amulets", "black", "doppelganger",
@@ -94,6 +102,7 @@ def read(d: dict[str, Any]) -> Table:
         n=n,
         decision=None if decision == "none" else decision,
         card=d["card"],
+        asks=d["asks"],
         auctions_held=d["progress"]["auctions_held"],
         bank={"fairy": bank["fairy"], "common": bank["common"], "silver": bank["silver"], "amulets": bank["amulets"]},
         bank_stones=(bank["red"], bank["blue"], bank["yellow"]),

@@ -59,4 +59,5 @@ def troll(bot: ZooPolicy, t: Table, option: tuple) -> float:
 
 
 def make(seed: int | None = None) -> ZooPolicy:
-    return ZooPolicy(STYLE, bid, {"thief_steal": steal, "brigand_target": rob, "troll_colour": troll}, seed=seed)
+    choices = {"choose_loot": steal, "choose_seat": rob, ("choose_colour", "Troll"): troll}
+    return ZooPolicy(STYLE, bid, choices, seed=seed)

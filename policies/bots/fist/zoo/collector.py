@@ -65,6 +65,6 @@ def pay(bot: ZooPolicy, t: Table, option: tuple) -> float:
 
 
 def make(seed: int | None = None) -> ZooPolicy:
-    choices = {"merchant_buy": buy, "rainbow_continue": rainbow, "rainbow_colour": name_colour,
-               "pay_or_take": pay, "apprentice_pair": pay}
+    choices = {"buy_or_stop": buy, "draw_or_stop": rainbow, ("choose_colour", "Rainbow Dragon"): name_colour,
+               "pay_or_take": pay, "choose_payment": pay}
     return ZooPolicy(STYLE, priced_bid, choices, seed=seed)

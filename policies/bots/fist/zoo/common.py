@@ -28,7 +28,7 @@ from dragonstones_env.games.fist.observation import decode
 from ..bidding import NO_BID
 from ..params import PARAMS, Params
 from ..policy import HeuristicPolicy
-from ..table import Seat, Table, read
+from ..table import Seat, Table, for_decision, read
 
 GOLD = PARAMS.common  # the heuristic's worth of one gold coin: divides its utilities into coins
 SCORING = ("Magician", "Wizard", "Sorcerer", "Enchantress", "Sorcerer's Apprentice", "Quack Wizard", "Necromancer")
@@ -59,8 +59,9 @@ class ZooPolicy:
 
     game = raw_env.metadata["name"]  # the game it plays: seating it at another game's table can be refused
 
-    def __init__(self, style: Style, bid: BidFn, choices: dict[str, ScoreFn] | None = None,
+    def __init__(self, style: Style, bid: BidFn, choices: dict[str | tuple[str, str], ScoreFn] | None = None,
                  seed: int | None = None):
+        # ``choices``: a scorer per decision kind, or per (kind, asking card); see table.for_decision.
         self.style = style
         self.bid = bid
         self.choices = choices or {}
@@ -93,9 +94,8 @@ class ZooPolicy:
             action = A.encode(self.bid(self, t), 0, t.n)
         elif kind == "tiebreak":
             action = A.encode(tiebreak(self, t), 0, t.n)
-        elif kind in self.choices:
+        elif (score := for_decision(self.choices, t)) is not None:
             options = [A.decode(int(a), 0, t.n) for a in legal]
-            score = self.choices[kind]
             action = int(legal[self.pick([score(self, t, o) for o in options])])
         else:
             action = self.heuristic.decide(t, mask)
