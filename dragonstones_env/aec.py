@@ -128,6 +128,10 @@ class TurnBasedEnv(AECEnv):
     def render_text(self, viewer: int) -> str:
         raise NotImplementedError
 
+    def picture(self, seat: int) -> Any:
+        """The table as seat ``seat`` sees it, an H x W x 3 uint8 array (``rgb_array``)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ PettingZoo API
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_space
@@ -198,9 +202,12 @@ class TurnBasedEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
+        """``rgb_array``: the current agent's view as a picture; ``ansi``: its text; ``human``: prints it."""
         if self.render_mode is None or self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.picture(self.agent_name_mapping[self.agent_selection])
         text = self.render_text(self.agent_name_mapping[self.agent_selection])
         if self.render_mode == "human":
             print(text)

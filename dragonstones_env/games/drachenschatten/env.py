@@ -126,12 +126,6 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         plus ``agent_selection`` and ``penalized`` (the agent whose illegal action ended the game)."""
         return {**super().state_dict(), "agent_selection": self.agent_selection}
 
-    def render(self) -> Any:
-        """``rgb_array``: the current agent's view as an H x W x 3 uint8 picture; text otherwise."""
-        if self.render_mode == "rgb_array":
-            return None if self.game is None else self.picture(self.agent_name_mapping[self.agent_selection])
-        return super().render()
-
     def picture(self, seat: int) -> np.ndarray:
         """The table as seat ``seat`` sees it (from its observation), drawn with Pillow."""
         return draw_picture(self, seat)

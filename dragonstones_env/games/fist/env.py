@@ -150,12 +150,6 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         """A global view (PettingZoo's optional ``state()``): seat 0's recall observation."""
         return Observer("recall").observe(self.game, 0)
 
-    def render(self) -> Any:
-        """``rgb_array``: the current agent's view as an H x W x 3 uint8 picture; text otherwise."""
-        if self.render_mode == "rgb_array":
-            return None if self.game is None else self.picture(self.agent_name_mapping[self.agent_selection])
-        return super().render()
-
     def picture(self, seat: int) -> np.ndarray:
         """The table as seat ``seat`` sees it (from its observation), drawn with Pillow."""
         return draw_picture(self, seat)
