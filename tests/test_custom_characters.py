@@ -18,6 +18,7 @@ from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
 from dragonstones_env.games.fist.engine import Auction, Game, PowerUse
 from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
 from dragonstones_env.games.fist.observation import decode
+from tests.aec_support import play_out
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "characters.yaml"
 NAMES = ("Banker", "Highwayman", "Jeweller")
@@ -223,12 +224,7 @@ def test_layout_signature_unchanged():
 
 def _random_game(e, seed, rng):
     e.reset(seed=seed)
-    for _agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    play_out(e, rng)
     return e.unwrapped.game
 
 
