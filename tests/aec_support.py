@@ -17,6 +17,17 @@ def random_step(e, rng: np.random.Generator) -> None:
     e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
+def live_decisions(e):
+    """Walk the game and yield ``(agent, observation)`` at each live decision; the caller steps it
+    (an agent that has finished is stepped with None here)."""
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        yield agent, obs
+
+
 def play_out(e, rng: np.random.Generator) -> dict[str, float]:
     """Random play to the end; every agent's rewards, collected through last()."""
     totals = dict.fromkeys(e.possible_agents, 0.0)

@@ -447,6 +447,26 @@ def test_a_game_of_evaluate_is_regenerated_exactly(client, tmp_path):
     assert r.status_code == 422 and "differs from the entry" in r.json()["error"]
 
 
+def test_a_game_of_evaluate_with_a_custom_deck_is_regenerated_with_its_deck(client, tmp_path):
+    evaluate = pytest.importorskip("training.evaluate")
+    deck = {"characters": "examples/characters.yaml", "exclude": ["Troll"]}
+    summary = evaluate.evaluate(["heuristic", "value", "random"], players=4, games=3, seed=3, out=tmp_path,
+                                progress=False, env_options=deck)
+    assert summary["env_options"] == deck
+    entries = json.loads((tmp_path / "games.json").read_text())
+    assert all(entry["env_options"] == deck for entry in entries)
+    for entry in entries:
+        r = client.post("/api/replays", json={"game": "dragonstones", "regenerate": entry})
+        assert r.status_code == 201, r.text
+        assert r.json()["steps"] == entry["steps"]
+    # the deck is part of the game: without it the same seeds play other games
+    boxed = [{k: v for k, v in entry.items() if k != "env_options"} for entry in entries]
+    codes = [client.post("/api/replays", json={"game": "dragonstones", "regenerate": e}).status_code for e in boxed]
+    assert 422 in codes
+    r = client.post("/api/replays", json={"game": "dragonstones", "regenerate": {**entries[0], "env_options": [1]}})
+    assert r.status_code == 400 and "env_options" in r.json()["error"]
+
+
 # ------------------------------------------------------------------ the views say what the engine says
 def test_what_a_seat_is_shown_agrees_with_the_public_engine_state():
     """The views are decoded from observations; checked here against the engine's public facts."""

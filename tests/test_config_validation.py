@@ -72,6 +72,16 @@ def test_known_devices_are_accepted(device):
     assert load_config("configs/default.yaml", [f"device={device}"]).device == device
 
 
+def test_numbers_written_with_an_exponent_are_numbers():
+    # PyYAML reads 1e-4 (no dot) as a string; the --set help's own example must work
+    cfg = load_config(None, ["ppo.learning_rate=1e-4", "ppo.ent_coef=5E-3", "total_timesteps=2e5"])
+    assert (cfg.ppo.learning_rate, cfg.ppo.ent_coef, cfg.total_timesteps) == (1e-4, 5e-3, 200_000)
+    assert load_rllib_config(None, ["ppo.learning_rate=3e-5"]).ppo.learning_rate == 3e-5
+    for bad, key in [("ppo.learning_rate=1e", "ppo.learning_rate"), ("total_timesteps=1e-3", "total_timesteps")]:
+        with pytest.raises(ConfigError, match=key):
+            load_config(None, [bad])
+
+
 def test_duplicate_yaml_keys_are_refused(tmp_path):
     path = tmp_path / "dup.yaml"
     path.write_text("ppo:\n  learning_rate: 0.001\n  learning_rate: 0.1\n")

@@ -18,7 +18,7 @@ from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
 from dragonstones_env.games.fist.engine import Auction, Game, PowerUse
 from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
 from dragonstones_env.games.fist.observation import decode
-from tests.aec_support import play_out
+from tests.aec_support import live_decisions, play_out
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "characters.yaml"
 NAMES = ("Banker", "Highwayman", "Jeweller")
@@ -298,11 +298,7 @@ def test_observation_shows_custom_cards_in_reserved_slots_and_describe_names_the
     rng = np.random.default_rng(11)
     for seed in range(30):
         e.reset(seed=seed)
-        for _agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
+        for _agent, obs in live_decisions(e):
             g = e.unwrapped.game
             d = g.decision
             if d.card in NAMES and d.kind not in ("bid", "tiebreak"):

@@ -24,6 +24,7 @@ from dragonstones_env.games.fist.observation import DECISION_LABELS, Observer, d
 from policies import load_policy
 from policies.bots.fist import choices
 from policies.bots.fist.table import for_decision
+from tests.aec_support import live_decisions
 from tests.support import at, choose, give_doppelganger, make_game, run_to, win
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,11 +140,7 @@ def test_a_new_character_reuses_the_kinds_and_the_bots_answer_it(painter):
     seen = 0
     for seed in range(40):
         e.reset(seed=seed)
-        for agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
+        for agent, obs in live_decisions(e):
             d = e.unwrapped.game.decision
             bot = bots[e.possible_agents.index(agent)]
             if d.card == painter and d.kind == "choose_colour":

@@ -22,6 +22,7 @@ from policies import load_policy
 from policies.bots.fist import PARAMS, HeuristicPolicy, read
 from policies.bots.fist.values import BANK_GAINS, GAINS
 from policies.bots.fist.zoo.collector import STYLE
+from tests.aec_support import live_decisions
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -104,11 +105,7 @@ def test_parser_reads_the_engine_state(n):
     e.reset(seed=11)
     rng = np.random.default_rng(0)
     checked = 0
-    for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
+    for agent, obs in live_decisions(e):
         g = e.unwrapped.game
         seat = e.possible_agents.index(agent)
         t = parse(obs["observation"])

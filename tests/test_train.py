@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -71,6 +72,27 @@ def test_resume_continues_from_the_checkpoint(tmp_path):
     assert json.loads((tmp_path / "policies" / "again" / "card.json").read_text())["steps"] == card["steps"]
 
 
+def test_finetune_trains_with_the_configs_ppo_settings(tmp_path, capsys):
+    from sb3_contrib import MaskablePPO
+
+    assert train(["--config", str(write_config(tmp_path, run_name="base"))]) == 0
+    base = tmp_path / "policies" / "base"
+    config = write_config(tmp_path, run_name="tuned")
+    changes = ["--set", "ppo.learning_rate=1e-5", "--set", "ppo.n_epochs=2", "--set", "ppo.clip_range=0.1"]
+    assert train(["--config", str(config), "--finetune", str(base), "--trust-model-zip", *changes]) == 0
+    tuned = MaskablePPO.load(tmp_path / "policies" / "tuned" / "model.zip")  # made by this test
+    assert tuned.learning_rate == 1e-5 and tuned.n_epochs == 2 and tuned.clip_range(1.0) == 0.1
+    assert tuned.num_timesteps == 1024  # counted from 0, not from the base run's steps
+    # a network of another shape is refused before anything is written
+    capsys.readouterr()
+    args = ["--config", str(write_config(tmp_path, run_name="wide")), "--finetune", str(base), "--trust-model-zip",
+            "--set", "ppo.net_arch=[64]"]
+    assert train(args) == 2
+    err = capsys.readouterr().err
+    assert "ppo.net_arch: " in err and "[64]" in err and "set ppo.net_arch=[32]" in err
+    assert not (tmp_path / "runs" / "wide").exists()
+
+
 def test_drachenschatten_trains_through_the_config(tmp_path):
     config = write_config(tmp_path, run_name="ds", env="DrachenSchatten-v0", num_players=2, n_envs=1,
                           league={"mix": {"random": 1.0}}, eval={"every": 512, "games": 2, "players": 2,
@@ -116,6 +138,13 @@ def test_config_error_stops_the_script_before_training(tmp_path, capsys):
 def test_default_config_is_valid_and_every_key_is_known():
     cfg = load_config("configs/default.yaml")
     assert cfg.total_timesteps > 0 and cfg.league.mix["latest"] > 0 and cfg.league.mix["zoo"] > 0
+
+
+@pytest.mark.parametrize("path", sorted(str(p) for p in Path("configs").glob("*.yaml") if "rllib" not in p.name))
+def test_every_shipped_config_loads(path):
+    # the experiments' configs are documented results: each must still run as written
+    cfg = load_config(path)
+    assert cfg.total_timesteps > 0
 
 
 def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):

@@ -246,6 +246,9 @@ class Config(RunConfig):
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 
+_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+
+
 def _check_type(name: str, value: Any, hint: Any) -> Any:
     """``value`` converted to ``hint`` where that is lossless, else a ConfigError."""
     origin = typing.get_origin(hint)
@@ -266,6 +269,8 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
         if not isinstance(value, dict):
             raise ConfigError(f"{name}: expected a mapping, got {value!r}")
         return {_check_type(name, k, key_t): _check_type(f"{name}.{k}", v, val_t) for k, v in value.items()}
+    if hint in (int, float) and isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        value = float(value)  # PyYAML (YAML 1.1) reads 1e-5 as a string: its floats need a dot (1.0e-5)
     if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         if not math.isfinite(value):  # nan would pass every "> 0" check below, inf most of them
             raise ConfigError(f"{name}: must be a finite number, got {value!r}")

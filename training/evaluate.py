@@ -392,6 +392,7 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
         "truncated": sum(bool(rec["truncated"]) for rec in records),
         "mean_steps": sum(rec["steps"] for rec in records) / games,
         "seconds": seconds,
+        "env_options": dict(env_options) if env_options else None,
         "policies": summarize(records, specs),
         "games_played": records,
     }
@@ -635,8 +636,10 @@ def write_outputs(summary: dict[str, Any], out: str | Path, run_dir: str | Path 
         for rec in records:
             w.writerow([rec["game"], rec["seed"], ";".join(rec["seats"]), ";".join(f"{r:g}" for r in rec["rewards"]),
                         ";".join(map(str, rec["winners"])), int(rec["truncated"]), rec["steps"]])
+    # each entry regenerates its game in the web app by itself, so each carries the deck it was dealt from
+    deck = {"env_options": summary["env_options"]} if summary.get("env_options") else {}
     games_json = [{"game": r["game"], "seed": r["seed"], "lineup": r["seats"], "rewards": r["rewards"],
-                   "winners": r["winners"], "truncated": r["truncated"], "steps": r["steps"]} for r in records]
+                   "winners": r["winners"], "truncated": r["truncated"], "steps": r["steps"], **deck} for r in records]
     paths[2].write_text(json.dumps(games_json, indent=1) + "\n")
     paths[3].write_text(json.dumps({k: v for k, v in summary.items() if k != "games_played"}, indent=2) + "\n")
     plot_ratings(summary, paths[4])

@@ -80,28 +80,32 @@ def deck_options(cfg: Config) -> dict[str, Any]:
     return {k: v for k, v in cfg.env_options().items() if k in ("characters", "exclude")}
 
 
+def ppo_settings(p: PPO) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments for the hyperparameters of ``p``, the network's shape aside
+    (a new model takes it as ``policy_kwargs``; a fine-tuned one keeps its own)."""
+    return {"learning_rate": p.learning_rate, "n_steps": p.n_steps, "batch_size": p.batch_size,
+            "n_epochs": p.n_epochs, "gamma": p.gamma, "gae_lambda": p.gae_lambda, "clip_range": p.clip_range,
+            "ent_coef": p.ent_coef, "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
+
+
 def new_model(MaskablePPO: Any, venv: Any, p: PPO, seed: int, device: str = "cpu",
               tensorboard_log: str | None = None) -> Any:
     """A fresh MaskablePPO model with the hyperparameters of ``p`` (every run's and every exploiter's)."""
-    return MaskablePPO(
-        "MlpPolicy",
-        venv,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        policy_kwargs={"net_arch": list(p.net_arch)},
-        tensorboard_log=tensorboard_log,
-        seed=seed,
-        device=device,
-        verbose=0,
-    )
+    return MaskablePPO("MlpPolicy", venv, **ppo_settings(p), policy_kwargs={"net_arch": list(p.net_arch)},
+                       tensorboard_log=tensorboard_log, seed=seed, device=device, verbose=0)
+
+
+def finetune_model(MaskablePPO: Any, venv: Any, folder: str | Path, cfg: Config, tensorboard_log: str) -> Any:
+    """The model.zip in ``folder`` with this config's PPO settings (a smaller learning rate, more
+    epochs...) and its step count at 0; its network must have the config's shape."""
+    model = MaskablePPO.load(Path(folder) / "model.zip", env=venv, device=cfg.device, seed=cfg.seed,
+                             tensorboard_log=tensorboard_log, **ppo_settings(cfg.ppo))
+    arch = list(model.policy_kwargs.get("net_arch") or [])
+    if arch != list(cfg.ppo.net_arch):
+        raise ConfigError(f"ppo.net_arch: {folder}/model.zip has hidden layers {arch}, the config says "
+                          f"{list(cfg.ppo.net_arch)}; a fine-tuned network keeps its shape: set ppo.net_arch={arch}")
+    model.num_timesteps = 0
+    return model
 
 
 def imitate(model: Any, cfg: Config) -> dict[str, Any]:
@@ -132,9 +136,8 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
             print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
             return venv, model, state
         if args.finetune:  # allowed by --trust-model-zip only (checked in main)
-            model = MaskablePPO.load(Path(args.finetune) / "model.zip", env=venv, device=cfg.device)
-            model.num_timesteps = 0
-            print(f"fine-tuning from {args.finetune}")
+            model = finetune_model(MaskablePPO, venv, args.finetune, cfg, tensorboard_log=str(run_dir / "tb"))
+            print(f"fine-tuning from {args.finetune} with the config's PPO settings")
             return venv, model, state
         model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
         if cfg.imitate.teacher:
@@ -215,11 +218,14 @@ def main(argv: list[str] | None = None) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
         venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, envs.make_vec_env, MaskablePPO)
-    except BaseException:
+    except BaseException as err:
         # A run that fails to start must not block the same command ("exists: use --resume"
         # while --resume finds no checkpoint): remove the folder it made.
         if created:
             shutil.rmtree(run_dir, ignore_errors=True)
+        if isinstance(err, ConfigError):  # --finetune from a network of another shape
+            print(f"config error: {err}", file=sys.stderr)
+            return 2
         raise
     eval_csv = run_dir / "eval.csv"
     if not eval_csv.exists():

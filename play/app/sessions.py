@@ -104,6 +104,20 @@ def env_options(mod: ModuleType, body: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def table(mod: ModuleType, players: int, options: dict[str, Any], policies: list[Any]) -> Any:
+    """A new env with ``options`` (a bad custom card: a 400 naming its file, card and field), whose deck
+    the seated rule bots are told (so they value the custom cards, as in training.evaluate)."""
+    try:
+        env = mod.make_env(players, **options)
+    except ValueError as err:
+        raise AppError(400, str(err)) from None
+    deck = getattr(env, "deck", None)
+    for policy in policies:
+        if deck is not None and callable(getattr(policy, "use_deck", None)):
+            policy.use_deck(deck)
+    return env
+
+
 def _seat_names(seats: list[str]) -> list[str]:
     return [f"player_{i}" + (f" ({s})" if s != HUMAN else " (human)") for i, s in enumerate(seats)]
 
@@ -137,16 +151,9 @@ class LiveGame:
         self.pace_ms = _int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
         self.show_insight = bool(body.get("insight", False))
         options = env_options(mod, body)
-        try:
-            env = mod.make_env(n, **options)
-        except ValueError as err:  # a bad custom card names its file, card and field
-            raise AppError(400, str(err)) from None
         self.seats = [s if s == HUMAN else str(s) for s in seats]
         self.policies = [None if s == HUMAN else load_seat_policy(mod, s, seed + 1 + i) for i, s in enumerate(seats)]
-        deck = getattr(env, "deck", None)
-        for policy in self.policies:  # rule bots value the custom cards (training.evaluate does the same)
-            if deck is not None and callable(getattr(policy, "use_deck", None)):
-                policy.use_deck(deck)
+        env = table(mod, n, options, self.policies)
         self.names = _seat_names(self.seats)
         self.env = env
         self.env.reset(seed=seed)
@@ -275,10 +282,13 @@ def regenerate(body: dict[str, Any]) -> dict[str, Any]:
     lineup = entry.get("lineup")
     if not isinstance(lineup, list) or not mod.MIN_PLAYERS <= len(lineup) <= mod.MAX_PLAYERS:
         raise AppError(400, f"the entry's lineup must list {mod.MIN_PLAYERS} to {mod.MAX_PLAYERS} policy specs")
+    options = entry.get("env_options") or {}
+    if not isinstance(options, dict):
+        raise AppError(400, f"the entry's env_options must be a mapping (characters, exclude), got {options!r}"[:300])
     deterministic = bool(body.get("deterministic", False))
     policies = [load_seat_policy(mod, spec, evaluation_seed(seed - index, index, i), deterministic)
                 for i, spec in enumerate(lineup)]
-    env = mod.make_env(len(lineup))
+    env = table(mod, len(lineup), env_options(mod, options), policies)
     env.reset(seed=seed)
     steps = 0
     while env.game.decision is not None:
