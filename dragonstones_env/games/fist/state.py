@@ -7,7 +7,7 @@ the game on this, and :mod:`.engine` is the public face of both. Pure Python and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,14 @@ START = {"fairy": 8, "common": 2, "silver": 5, "stones": 4}  # F3
 WIN_SCORE = 3  # F17
 DEFAULT_MAX_TURNS = 40  # F18; see README for the game-length figures behind it
 MIN_PLAYERS, MAX_PLAYERS = 3, 6  # F1
+
+
+def _counts(holder: Player | Bank) -> dict[str, Any]:
+    """A player's or the bank's holdings for ``Game.state_dict``, stones by colour. The keys come
+    in the dataclass's field order, which fixes the dict's order: reordering the fields changes it."""
+    out = {f.name: getattr(holder, f.name) for f in fields(holder)}
+    out["stones"] = dict(zip(COLOURS, holder.stones, strict=True))  # keeps its place in the order
+    return out
 
 
 @dataclass(slots=True)
@@ -37,17 +45,7 @@ class Player:
     doppelganger: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "fairy": self.fairy,
-            "fairy_spent": self.fairy_spent,
-            "common": self.common,
-            "silver": self.silver,
-            "black": self.black,
-            "amulets": self.amulets,
-            "score": self.score,
-            "stones": dict(zip(COLOURS, self.stones, strict=True)),
-            "doppelganger": self.doppelganger,
-        }
+        return _counts(self)
 
 
 @dataclass(slots=True)
@@ -59,13 +57,7 @@ class Bank:
     stones: list[int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "fairy": self.fairy,
-            "common": self.common,
-            "silver": self.silver,
-            "amulets": self.amulets,
-            "stones": dict(zip(COLOURS, self.stones, strict=True)),
-        }
+        return _counts(self)
 
 
 @dataclass(slots=True)
