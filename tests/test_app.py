@@ -465,6 +465,9 @@ def test_a_game_of_evaluate_with_a_custom_deck_is_regenerated_with_its_deck(clie
     assert 422 in codes
     r = client.post("/api/replays", json={"game": "dragonstones", "regenerate": {**entries[0], "env_options": [1]}})
     assert r.status_code == 400 and "env_options" in r.json()["error"]
+    stray = {**entries[0], "env_options": {**deck, "max_turns": 5}}
+    r = client.post("/api/replays", json={"game": "dragonstones", "regenerate": stray})
+    assert r.status_code == 400 and "['max_turns'] cannot be set" in r.json()["error"]
 
 
 # ------------------------------------------------------------------ the views say what the engine says

@@ -285,6 +285,10 @@ def regenerate(body: dict[str, Any]) -> dict[str, Any]:
     options = entry.get("env_options") or {}
     if not isinstance(options, dict):
         raise AppError(400, f"the entry's env_options must be a mapping (characters, exclude), got {options!r}"[:300])
+    stray = sorted(set(options) - set(mod.ENV_OPTIONS))
+    if stray:  # dropping one would play another game and end in a misleading 422
+        raise AppError(400, f"the entry's env_options {stray} cannot be set in the app; it sets "
+                            f"{list(mod.ENV_OPTIONS) or 'none'} for {mod.TITLE}"[:300])
     deterministic = bool(body.get("deterministic", False))
     policies = [load_seat_policy(mod, spec, evaluation_seed(seed - index, index, i), deterministic)
                 for i, spec in enumerate(lineup)]
