@@ -10,7 +10,8 @@ only for a folder you made yourself or trust like code (README, "Loading checkpo
 
 Read top to bottom: load the config, build the league and the vectorised environments,
 build (or resume) the model, train with one callback that adds snapshots to the league,
-evaluates against the heuristic and saves checkpoints, then write the result and its card.
+evaluates against the heuristic, charges the leash to the clone (``imitate.anchor_kl``,
+training/anchor.py) and saves checkpoints, then write the result and its card.
 Every hyperparameter is in training/config.py, with its default.
 """
 
@@ -32,9 +33,9 @@ from dragonstones_env.core import same_game
 from play.arena import seat_rotated_match
 from play.league import League, publish_latest
 from policies import PolicyError, load_policy, zoo
-from policies.checkpoint import CheckpointPolicy, save_checkpoint
+from policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint
 
-from . import envs  # envs.make_vec_env looked up at call time (tests replace it)
+from . import anchor, envs  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import checked_options, panel, panel_opponents, robustness, worst_mix
 from .imitate import clone, collect
@@ -142,6 +143,8 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
         model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
         if cfg.imitate.teacher:
             state["imitation"] = imitate(model, cfg)
+        if cfg.imitate.anchor_kl:  # the clone as PPO finds it: what the leash pulls towards, also after --resume
+            save_checkpoint(model, run_dir / "anchor", {"steps": 0, "anchor": True}, cfg.env_name, with_model=False)
         return venv, model, state
     except BaseException:
         venv.close()
@@ -176,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
+    if args.finetune and cfg.imitate.anchor_kl:
+        print("config error: imitate.anchor_kl leashes PPO to the clone of imitate.teacher, and --finetune "
+              "starts from another model: set imitate.anchor_kl=0 to fine-tune", file=sys.stderr)
+        return 2
     lg = cfg.league
     league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
                     table=lg.table, mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
@@ -199,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import obs_as_tensor
 
     torch.set_num_threads(cfg.torch_threads)
     run_dir = Path(cfg.runs_dir) / cfg.run_name
@@ -214,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and not (ckpt_dir / "model.zip").is_file():
         print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
         return 2
+    if args.resume and cfg.imitate.anchor_kl and not (run_dir / "anchor").is_dir():
+        print(f"--resume: imitate.anchor_kl is {cfg.imitate.anchor_kl}, but {run_dir} has no anchor to leash to "
+              "(it was started without one): resume it with imitate.anchor_kl=0", file=sys.stderr)
+        return 2
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -227,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"config error: {err}", file=sys.stderr)
             return 2
         raise
+    leash = None
+    if cfg.imitate.anchor_kl:
+        try:
+            leash = load_checkpoint(run_dir / "anchor", "anchor", seed=0, deterministic=False)
+        except PolicyError as err:  # a damaged anchor folder
+            venv.close()
+            print(f"imitate.anchor_kl: {err}", file=sys.stderr)
+            return 2
     eval_csv = run_dir / "eval.csv"
     if not eval_csv.exists():
         eval_csv.write_text("timesteps,win_rate,ci_low,ci_high,robustness\n")
@@ -302,6 +322,21 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"time budget of {cfg.time_budget_s:.0f} s reached at {t} timesteps")
                 return False
             return True
+
+        def _on_rollout_end(self) -> None:
+            """The leash (training/anchor.py): each decision's reward pays for its divergence
+            from the clone, then the advantages are computed again from the new rewards."""
+            if leash is None:
+                return
+            buf = self.model.rollout_buffer
+            cost, kl = anchor.penalty(leash, buf.observations, buf.action_masks, buf.actions, buf.log_probs,
+                                      cfg.imitate.anchor_kl)
+            buf.rewards -= cost
+            with torch.no_grad():  # the value after the rollout's last step, as collect_rollouts computed it
+                last = self.model.policy.predict_values(obs_as_tensor(self.locals["new_obs"], self.model.device))
+            buf.compute_returns_and_advantage(last_values=last, dones=self.locals["dones"])
+            self.logger.record("anchor/kl", kl)
+            self.logger.record("anchor/penalty", float(cost.mean()))
 
         def save(self) -> None:
             state["wall_time"] += time.time() - self.started

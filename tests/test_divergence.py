@@ -1,0 +1,28 @@
+"""tools/divergence.py: a policy does not diverge from itself, does from another, and bad input is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.divergence import divergence, main
+
+
+def test_a_policy_does_not_diverge_from_itself():
+    r = divergence("champion", "champion", games=2)
+    assert r["decisions"] > 0 and r["kl_mean"] == pytest.approx(0, abs=1e-9)
+    assert r["log_ratio_mean"] == pytest.approx(0, abs=1e-9) and r["agreement"] == 1.0
+
+
+def test_two_checkpoints_diverge_and_the_figures_are_seeded():
+    r = divergence("champion", "policies/default", games=2)
+    assert r["kl_mean"] > 0.01 and r["kl_median"] >= 0 and 0 <= r["agreement"] < 1
+    assert r == divergence("champion", "policies/default", games=2)
+
+
+@pytest.mark.parametrize(("argv", "message"), [(["champion", "heuristic", "--games", "1"], "not a checkpoint"),
+                                               (["champion", "champion", "--games", "0"], "--games must be >= 1"),
+                                               (["champion", "champion", "--players", "7"], "--players must be 3..6")])
+def test_bad_input_is_refused_by_name(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert message in str(exit_.value) + capsys.readouterr().err
