@@ -14,10 +14,11 @@ whose expectation under pi is ``anchor_kl`` times KL(pi || pi_anchor) at that st
 maximises the return minus the summed divergence along the game: it leaves the clone only where
 winning pays for it.
 
-The anchor is the clone as it was before PPO's first step, saved as an ordinary checkpoint
-folder (``<run>/anchor``: numpy weights, read back with the same checks as any checkpoint) so
-that ``--resume`` uses the same one. :func:`penalty` is numpy only; ``training/train.py`` applies
-it to the rollout buffer at the end of each rollout and recomputes the advantages.
+The anchor is the policy as it was before PPO's first step (the clone, or the model a
+``--finetune`` run starts from), saved as an ordinary checkpoint folder (``<run>/anchor``: numpy
+weights, read back with the same checks as any checkpoint) so that ``--resume`` uses the same one.
+:func:`penalty` is numpy only; ``training/train.py`` applies it to the rollout buffer at the end
+of each rollout and recomputes the advantages.
 """
 
 from __future__ import annotations

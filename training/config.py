@@ -162,8 +162,8 @@ class ImitateConfig:
     learning_rate: float = 1e-3
     value_coef: float = 0.5  # weight of the value head's loss (the discounted return that followed)
     holdout: float = 0.05  # share of decisions kept aside to measure agreement with the teacher
-    # > 0: PPO's reward pays anchor_kl * log(pi / clone) at each decision, a leash to the clone
-    # (training/anchor.py says why); 0: no leash
+    # > 0: PPO's reward pays anchor_kl * log(pi / start) at each decision, a leash to where PPO
+    # starts: the clone, or the --finetune model (training/anchor.py says why); 0: no leash
     anchor_kl: float = 0.0
 
 
@@ -383,8 +383,6 @@ def validate_imitate(im: ImitateConfig) -> None:
     need(im.value_coef >= 0, "imitate.value_coef", "must be >= 0")
     need(0 <= im.holdout < 1, "imitate.holdout", "must be a share in [0, 1)")
     need(im.anchor_kl >= 0, "imitate.anchor_kl", "must be >= 0 (0: no leash to the clone)")
-    need(im.anchor_kl == 0 or bool(im.teacher), "imitate.anchor_kl",
-         "leashes PPO to the clone of imitate.teacher: set a teacher, or anchor_kl: 0")
     need(all(isinstance(s, str) and s for s in im.opponents), "imitate.opponents",
          "lists policy specs (non-empty strings)")
 

@@ -10,7 +10,7 @@ only for a folder you made yourself or trust like code (README, "Loading checkpo
 
 Read top to bottom: load the config, build the league and the vectorised environments,
 build (or resume) the model, train with one callback that adds snapshots to the league,
-evaluates against the heuristic, charges the leash to the clone (``imitate.anchor_kl``,
+evaluates against the heuristic, charges the leash to the start (``imitate.anchor_kl``,
 training/anchor.py) and saves checkpoints, then write the result and its card.
 Every hyperparameter is in training/config.py, with its default.
 """
@@ -139,11 +139,11 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
         if args.finetune:  # allowed by --trust-model-zip only (checked in main)
             model = finetune_model(MaskablePPO, venv, args.finetune, cfg, tensorboard_log=str(run_dir / "tb"))
             print(f"fine-tuning from {args.finetune} with the config's PPO settings")
-            return venv, model, state
-        model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
-        if cfg.imitate.teacher:
-            state["imitation"] = imitate(model, cfg)
-        if cfg.imitate.anchor_kl:  # the clone as PPO finds it: what the leash pulls towards, also after --resume
+        else:
+            model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
+            if cfg.imitate.teacher:
+                state["imitation"] = imitate(model, cfg)
+        if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
             save_checkpoint(model, run_dir / "anchor", {"steps": 0, "anchor": True}, cfg.env_name, with_model=False)
         return venv, model, state
     except BaseException:
@@ -179,9 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-    if args.finetune and cfg.imitate.anchor_kl:
-        print("config error: imitate.anchor_kl leashes PPO to the clone of imitate.teacher, and --finetune "
-              "starts from another model: set imitate.anchor_kl=0 to fine-tune", file=sys.stderr)
+    if cfg.imitate.anchor_kl and not (cfg.imitate.teacher or args.finetune or args.resume):
+        print("config error: imitate.anchor_kl leashes PPO to where it starts, a clone of imitate.teacher or "
+              "the --finetune model, and random weights are no place to leash to: set one, or "
+              "imitate.anchor_kl=0", file=sys.stderr)
         return 2
     lg = cfg.league
     league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
