@@ -1,0 +1,43 @@
+"""tools/make_clone.py: chunks of the teacher's games, collected in parallel or not, give the same
+clone; it loads as a policy and fine-tunes; bad chunks and configs are refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from policies import load_policy
+from tools.make_clone import main, parse_chunk
+
+SMALL = ["--set", "ppo.net_arch=[32]", "--set", "imitate.epochs=1", "--set", "imitate.holdout=0",
+         "--set", "imitate.teacher=heuristic", "--set", "num_players=4"]
+
+
+def test_the_same_chunks_give_the_same_clone_with_one_worker_or_two(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["--chunk", "3:2", "--chunk", "40:1", "--out", str(one), *SMALL]) == 0
+    assert main(["--chunk", "3:2", "--chunk", "40:1", "--out", str(two), "--workers", "2", *SMALL]) == 0
+    a, b = np.load(one / "policy.npz"), np.load(two / "policy.npz")
+    assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    card = json.loads((one / "card.json").read_text())
+    assert card["imitation"]["games"] == 3 and card["imitation"]["chunks"] == ["3:2", "40:1"]
+    assert card["steps"] == 0 and (one / "model.zip").is_file()
+    policy = load_policy(str(one))
+    assert policy.weights[0][0].shape[1] == 32
+
+
+@pytest.mark.parametrize("text", ["5011", "a:3", "5:0", "5:x"])
+def test_a_bad_chunk_is_refused_with_the_format(text):
+    with pytest.raises(ValueError, match=r"SEED:GAMES|GAMES must be >= 1"):
+        parse_chunk(text)
+
+
+@pytest.mark.parametrize(("argv", "message"), [(["--chunk", "1:1"], "a clone needs a teacher"),
+                                               (["--chunk", "1:1", "--set", "imitate.teacher=heuristic",
+                                                 "--workers", "0"], "--workers must be >= 1"),
+                                               (["--chunk", "7", "--set", "imitate.teacher=heuristic"], "SEED:GAMES")])
+def test_bad_input_stops_before_any_game(tmp_path, capsys, argv, message):
+    assert main([*argv, "--out", str(tmp_path / "c")]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "c").exists()
