@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
+from policies.checkpoint import CheckpointPolicy, expected_layout, game_spaces
 from tools.divergence import divergence, main
+
+
+def random_checkpoint(folder):
+    """A checkpoint of random weights (the only other one, policies/default, is made by `make train`)."""
+    obs_size, actions = game_spaces("dragonstones_v1")
+    rng = np.random.default_rng(0)
+    folder.mkdir()
+    CheckpointPolicy([(rng.normal(0, 0.05, (obs_size, 16)), np.zeros(16)),
+                      (rng.normal(0, 0.05, (16, actions)), np.zeros(actions))]).save_npz(folder / "policy.npz")
+    card = {"algorithm": "test", "env": "dragonstones_v1", "layout": expected_layout("dragonstones_v1"), "steps": 0}
+    (folder / "card.json").write_text(json.dumps(card))
+    return str(folder)
 
 
 def test_a_policy_does_not_diverge_from_itself():
@@ -13,10 +29,11 @@ def test_a_policy_does_not_diverge_from_itself():
     assert r["log_ratio_mean"] == pytest.approx(0, abs=1e-9) and r["agreement"] == 1.0
 
 
-def test_two_checkpoints_diverge_and_the_figures_are_seeded():
-    r = divergence("champion", "policies/default", games=2)
+def test_two_checkpoints_diverge_and_the_figures_are_seeded(tmp_path):
+    other = random_checkpoint(tmp_path / "random")
+    r = divergence("champion", other, games=2)
     assert r["kl_mean"] > 0.01 and r["kl_median"] >= 0 and 0 <= r["agreement"] < 1
-    assert r == divergence("champion", "policies/default", games=2)
+    assert r == divergence("champion", other, games=2)
 
 
 @pytest.mark.parametrize(("argv", "message"), [(["champion", "heuristic", "--games", "1"], "not a checkpoint"),
