@@ -1,14 +1,15 @@
-"""The start of a fine-tuning of the shipped champion: its actor in its run state's SB3 model.
+"""The start of a fine-tuning of champion v2: its actor in its run state's SB3 model.
 
     python -m tools.finetune_start --out runs/champion-start
     python -m training.train --config configs/champion-examples.yaml \\
         --finetune runs/champion-start --trust-model-zip
 
-``--finetune`` needs a ``model.zip``; the shipped ``policies/champion`` holds the actor only
-(``policy.npz``, 329,532 steps), and ``policies/run-state/champion/checkpoint/model.zip`` is the
-same run 231,460 steps later (560,992). This writes that model with the shipped actor's weights
-in place of its own, keeping its critic and optimizer state, so that a fine-tuning starts from
-the policy the figures are about. It unpickles the run state's ``model.zip``: the repository's own.
+``--finetune`` needs a ``model.zip``; v2's actor, ``policies/run-state/champion-v2/actor``, is
+``policy.npz`` only (329,532 steps), and ``policies/run-state/champion-v2/checkpoint/model.zip`` is
+the same run 231,460 steps later (560,992). This writes that model with v2's actor weights in place
+of its own, keeping its critic and optimizer state, so that a fine-tuning starts from the policy
+the figures are about. (Champion v3, ``policies/champion``, needs none of this: its run state's
+``model.zip`` is the shipped actor's own model.) It unpickles the run state's ``model.zip``: the repository's own.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="folder for model.zip")
-    parser.add_argument("--actor", default=str(ROOT / "policies" / "champion"), help="a folder with policy.npz")
-    parser.add_argument("--model", default=str(ROOT / "policies" / "run-state" / "champion" / "checkpoint"),
+    parser.add_argument("--actor", default=str(ROOT / "policies" / "run-state" / "champion-v2" / "actor"),
+                        help="a folder with policy.npz")
+    parser.add_argument("--model", default=str(ROOT / "policies" / "run-state" / "champion-v2" / "checkpoint"),
                         help="a folder with the model.zip whose critic is kept")
     args = parser.parse_args(argv)
     import torch  # the train extra: SB3 models only
