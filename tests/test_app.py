@@ -20,6 +20,8 @@ with warnings.catch_warnings():  # recent Starlette suggests httpx2 for its Test
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from dragonstones_env import env as fist_env
+from play.app.games.common import insight
 from play.app.server import create_app
 
 
@@ -108,6 +110,23 @@ def test_checkpoint_insight_in_a_live_game(client):
     assert top and all(0 < t["p"] <= 1 for t in top) and isinstance(top[0]["text"], str)
     off = _new(client, seats=["human", "champion", "random", "random"], seed=2)
     assert client.get(f"/api/games/{off}?seat=0").json()["insight"] is None
+
+
+def test_insight_lists_only_actions_that_show_a_probability():
+    e = fist_env(num_players=4)
+    e.reset(seed=0)
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+
+    class Sure:  # a checkpoint nearly certain of one action: the next one rounds to 0
+        spec = "sure"
+
+        def probabilities(self, observations, masks):
+            p = np.zeros(masks.shape)
+            p[0, legal[0]], p[0, legal[1]], p[0, legal[2]] = 0.99998, 0.00001, 0.00001
+            return p
+
+    seen = insight(Sure(), e, e.agent_selection)
+    assert [t["action"] for t in seen["top"]] == [legal[0]] and seen["top"][0]["p"] == 1.0
 
 
 def test_bots_keep_their_pace(client):

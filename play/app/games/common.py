@@ -84,10 +84,11 @@ def insight(policy: Any, env: Any, agent: str, top: int = 5) -> dict[str, Any] |
     obs = env.observe(agent)
     probs = probabilities(obs["observation"][None], obs["action_mask"][None])[0]
     order = np.argsort(-probs, kind="stable")[:top]
+    shown = [(int(a), round(float(probs[a]), 4)) for a in order]
     return {
         "policy": str(getattr(policy, "spec", type(policy).__name__)),
-        "top": [{"action": int(a), "text": env.describe_action(int(a)), "p": round(float(probs[a]), 4)}
-                for a in order if probs[a] > 0],
+        # an action below 0.00005 would read "p 0": only those that show a probability are listed
+        "top": [{"action": a, "text": env.describe_action(a), "p": p} for a, p in shown if p > 0],
         # The shipped checkpoints hold the actor only (policy.npz): no value estimate to show.
         "value": None,
     }
