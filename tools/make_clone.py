@@ -29,12 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from policies import zoo
 from policies.checkpoint import save_checkpoint
 from training import envs
 from training.config import Config, ConfigError, load_config
-from training.imitate import Demonstrations, clone, collect
-from training.train import env_kwargs, new_model
+from training.imitate import Demonstrations
+from training.train import env_kwargs, fit_clone, new_model, teacher_games
 
 
 def parse_chunk(text: str) -> tuple[int, int]:
@@ -53,9 +52,7 @@ def parse_chunk(text: str) -> tuple[int, int]:
 
 def _collect_chunk(job: tuple[Config, int, int]) -> Demonstrations:
     cfg, seed, games = job
-    im = cfg.imitate
-    return collect(cfg.env, im.teacher, im.opponents or [im.teacher, *zoo(cfg.game)], games, cfg.ppo.gamma, seed,
-                   im.max_rows, **env_kwargs(cfg, None, with_opponents=False))
+    return teacher_games(cfg, seed, games)
 
 
 def make_clone(cfg: Config, chunks: list[tuple[int, int]], out: str | Path, workers: int = 1) -> dict[str, Any]:
@@ -79,9 +76,8 @@ def make_clone(cfg: Config, chunks: list[tuple[int, int]], out: str | Path, work
     venv = envs.make_vec_env(cfg.env, n_envs=1, seed=cfg.seed, subproc=False, **env_kwargs(cfg, "random"))
     try:
         model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device)
-        im = cfg.imitate
-        stats = clone(model, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, im.holdout, cfg.seed)
-        figures = {"teacher": im.teacher, "chunks": [f"{s}:{g}" for s, g in chunks], "decisions": len(demos),
+        stats = fit_clone(model, demos, cfg)
+        figures = {"teacher": cfg.imitate.teacher, "chunks": [f"{s}:{g}" for s, g in chunks], "decisions": len(demos),
                    "games": demos.games, "teacher_win_rate": demos.wins / demos.games,
                    "seconds": round(time.time() - started, 1), **stats}
         save_checkpoint(model, out, {"steps": 0, "imitation": figures, "config": cfg.to_dict()}, cfg.env_name)

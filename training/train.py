@@ -38,7 +38,7 @@ from policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoi
 from . import anchor, envs  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import checked_options, panel, panel_opponents, robustness, worst_mix
-from .imitate import clone, collect
+from .imitate import Demonstrations, clone, collect
 
 
 def git_commit() -> str | None:
@@ -109,16 +109,33 @@ def finetune_model(MaskablePPO: Any, venv: Any, folder: str | Path, cfg: Config,
     return model
 
 
+def teacher_opponents(cfg: Config) -> list[str]:
+    """The other seats of the teacher's games: ``imitate.opponents``, or the teacher and the zoo."""
+    return cfg.imitate.opponents or [cfg.imitate.teacher, *zoo(cfg.game)]
+
+
+def teacher_games(cfg: Config, seed: int, games: int) -> Demonstrations:
+    """``games`` games of the teacher from ``seed`` on, in the run's environment (training/imitate.py)."""
+    im = cfg.imitate
+    return collect(cfg.env, im.teacher, teacher_opponents(cfg), games, cfg.ppo.gamma, seed, im.max_rows,
+                   **env_kwargs(cfg, None, with_opponents=False))
+
+
+def fit_clone(model: Any, demos: Demonstrations, cfg: Config) -> dict[str, float]:
+    """The model fitted to ``demos`` with the config's ``imitate`` settings (training/imitate.py)."""
+    im = cfg.imitate
+    return clone(model, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, im.holdout, cfg.seed)
+
+
 def imitate(model: Any, cfg: Config) -> dict[str, Any]:
     """Behaviour cloning of ``cfg.imitate.teacher`` into the new model (training/imitate.py)."""
     im = cfg.imitate
-    opponents = im.opponents or [im.teacher, *zoo(cfg.game)]
+    opponents = teacher_opponents(cfg)
     started = time.time()
-    demos = collect(cfg.env, im.teacher, opponents, im.games, cfg.ppo.gamma, cfg.seed + 5_000, im.max_rows,
-                    **env_kwargs(cfg, None, with_opponents=False))
+    demos = teacher_games(cfg, cfg.seed + 5_000, im.games)
     print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
           f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
-    stats = clone(model, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, im.holdout, cfg.seed)
+    stats = fit_clone(model, demos, cfg)
     return {"teacher": im.teacher, "opponents": opponents, "decisions": len(demos), "games": demos.games,
             "teacher_win_rate": demos.wins / demos.games, "seconds": round(time.time() - started, 1), **stats}
 
