@@ -145,6 +145,8 @@ def test_every_shipped_config_loads(path):
     # the experiments' configs are documented results: each must still run as written
     cfg = load_config(path)
     assert cfg.total_timesteps > 0
+    for spec in cfg.league.pool:  # a pool member is a committed folder (e.g. an earlier champion's exploiter)
+        assert load_policy(spec, seed=0) is not None
 
 
 def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
