@@ -1,8 +1,9 @@
 """A cloned start for ``--finetune``, from more of the teacher's games than a run's imitate phase plays.
 
     python -m tools.make_clone --config configs/champion.yaml --chunk 5011:2000 --chunk 20000:3000 \\
-        --chunk 40000:3000 --workers 2 --set imitate.holdout=0 --set imitate.max_rows=2000000 --out runs/clone-8k
-    python -m training.train --config configs/champion-clone8k.yaml --finetune runs/clone-8k --trust-model-zip
+        --chunk 40000:3000 --chunk 60000:2000 --chunk 62000:2000 --workers 2 --set imitate.holdout=0 \\
+        --set imitate.max_rows=2000000 --out runs/clone-12k
+    python -m training.train --config configs/champion-clone12k.yaml --finetune runs/clone-12k --trust-model-zip
 
 A run's ``imitate`` phase collects its teacher's games in one process before PPO starts: champion
 v2's 2,000 games (107,539 decisions) took 4-18 minutes, and its clone picks the heuristic's action
