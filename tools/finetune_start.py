@@ -8,8 +8,9 @@
 ``policy.npz`` only (329,532 steps), and ``policies/run-state/champion-v2/checkpoint/model.zip`` is
 the same run 231,460 steps later (560,992). This writes that model with v2's actor weights in place
 of its own, keeping its critic and optimizer state, so that a fine-tuning starts from the policy
-the figures are about. (Champion v3, ``policies/champion``, needs none of this: its run state's
-``model.zip`` is the shipped actor's own model.) It unpickles the run state's ``model.zip``: the repository's own.
+the figures are about. (The shipped champion, ``policies/champion``, needs none of this: its run
+state's ``model.zip`` is the shipped actor's own model.) It unpickles the run state's ``model.zip``:
+the repository's own.
 """
 
 from __future__ import annotations
