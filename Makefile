@@ -60,9 +60,9 @@ bench: $(STAMP)
 	$(PY) tools/aec_throughput.py dragonstones_env:env:num_players=3 dragonstones_env:env:num_players=5 \
 		dragonstones_env:env:num_players=6 dragonstones_env:env:num_players=4
 
-# The main job: train with configs/default.yaml (the champion's self-play league at a small
-# budget), then play the panel at 4 players (k copies against 4 - k of each zoo bot, the
-# heuristic and random) and print its robustness figure.
+# The main job: train with configs/default.yaml (from the shipped heuristic clone, the champion's
+# self-play league at a small budget), then play the panel at 4 players (k copies against 4 - k
+# of each zoo bot, the heuristic and random) and print its robustness figure.
 EVAL_GAMES ?= 48
 train: $(STAMP)
 	$(PY) -m training.train --config configs/default.yaml --overwrite

@@ -2,7 +2,9 @@
 
 A checkpoint folder holds ``card.json`` (what it is: algorithm, environment, the layout
 signature, how it was trained), ``policy.npz`` (the actor network's weights: what plays)
-and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume).
+and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume) and
+``value.npz`` (the critic's weights, in the same format with one output: with the actor, a new
+run's ``start`` without unpickling anything; training/start.py).
 Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
 activation, then a linear layer of action logits; illegal actions are masked out.
 
@@ -39,6 +41,7 @@ from .base import PolicyError
 CARD_FILE = "card.json"
 MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
 POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
+VALUE_FILE = "value.npz"  # the critic's weights: never read to play, only to start a run from
 # card.json limits: the champion's card is 9 kB and 5 levels deep.
 MAX_CARD_BYTES = 1_000_000
 MAX_CARD_DEPTH = 32
@@ -71,8 +74,9 @@ def _npy_header(archive: zipfile.ZipFile, name: str, where: str) -> tuple[tuple[
     return tuple(int(n) for n in shape), np.dtype(dtype)
 
 
-def read_actor(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
-    """The weights and activation of ``policy.npz``, checked (see the module docstring)."""
+def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights and activation of an MLP file, checked (see the module docstring): ``policy.npz``
+    (``num_actions`` outputs: the game's action count) or ``value.npz`` (1 output)."""
     where = str(npz)
     if not zipfile.is_zipfile(npz):
         raise PolicyError(f"{where}: not an npz archive (corrupt or truncated)")
@@ -134,6 +138,42 @@ def read_actor(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[n
     return weights, activation
 
 
+def save_mlp(path: Path, weights: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+    """Write an MLP's layers as ``policy.npz`` / ``value.npz`` do (what :func:`read_mlp` reads)."""
+    arrays = {f"w{i}": w for i, (w, _) in enumerate(weights)}
+    arrays |= {f"b{i}": b for i, (_, b) in enumerate(weights)}
+    np.savez_compressed(path, layers=len(weights), activation=activation, **arrays)
+
+
+def sb3_linears(model: Any, part: str) -> list[Any]:
+    """The ``torch.nn.Linear`` layers, input first, of a Stable-Baselines3 (Maskable)PPO
+    ``MlpPolicy``'s ``"actor"`` (its action logits last) or ``"critic"`` (its value last)."""
+    import torch  # only to read an SB3 model; playing needs numpy only
+
+    policy = model.policy
+    body, head = {"actor": (policy.mlp_extractor.policy_net, policy.action_net),
+                  "critic": (policy.mlp_extractor.value_net, policy.value_net)}[part]
+    return [m for m in body if isinstance(m, torch.nn.Linear)] + [head]
+
+
+def sb3_activation(model: Any) -> str:
+    """The name (a key of :data:`ACTIVATIONS`) of an SB3 ``MlpPolicy``'s activation."""
+    import torch
+
+    activation = model.policy.activation_fn
+    name = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(activation)
+    if name is None:
+        raise PolicyError(f"unsupported activation {activation!r} (supported: Tanh, ReLU)")
+    return name
+
+
+def sb3_weights(model: Any, part: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights (each ``(w, b)`` with ``w`` of shape (inputs, outputs)) and activation name of
+    an SB3 ``MlpPolicy``'s ``"actor"`` or ``"critic"`` (:func:`sb3_linears`)."""
+    return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+            for m in sb3_linears(model, part)], sb3_activation(model)
+
+
 class CheckpointPolicy:
     """Samples from (or, with ``deterministic=True``, takes the most likely of) a trained actor's
     masked action distribution."""
@@ -157,16 +197,7 @@ class CheckpointPolicy:
     @classmethod
     def from_sb3(cls, model: Any, **kwargs: Any) -> CheckpointPolicy:
         """The actor of a Stable-Baselines3 (Maskable)PPO ``MlpPolicy``."""
-        import torch  # only to read an SB3 model; playing needs numpy only
-
-        policy = model.policy
-        layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-        layers.append(policy.action_net)
-        weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
-        name = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(policy.activation_fn)
-        if name is None:
-            raise PolicyError(f"unsupported activation {policy.activation_fn!r} (supported: Tanh, ReLU)")
-        return cls(weights, name, **kwargs)
+        return cls(*sb3_weights(model, "actor"), **kwargs)
 
     @classmethod
     def load(cls, path: Path, spec: str, card: dict[str, Any], seed: int | None = None,
@@ -183,15 +214,13 @@ class CheckpointPolicy:
             raise PolicyError(f"policy {spec!r}: {path} has no {POLICY_FILE} (missing){extra}")
         obs_size, num_actions = game_spaces(card.get("env", "dragonstones_v0"))
         try:
-            weights, activation = read_actor(npz, obs_size, num_actions)
+            weights, activation = read_mlp(npz, obs_size, num_actions)
         except PolicyError as err:
             raise PolicyError(f"policy {spec!r}: {err}") from None
         return cls(weights, activation, spec, card, seed, deterministic)
 
     def save_npz(self, path: Path) -> None:
-        arrays = {f"w{i}": w for i, (w, _) in enumerate(self.weights)}
-        arrays |= {f"b{i}": b for i, (_, b) in enumerate(self.weights)}
-        np.savez_compressed(path, layers=len(self.weights), activation=self.activation, **arrays)
+        save_mlp(path, self.weights, self.activation)
 
     # ------------------------------------------------------------------ playing
     def reset(self, seed: int | None = None) -> None:
@@ -233,11 +262,12 @@ class CheckpointPolicy:
 def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1",
                     with_model: bool = True) -> Path:
     """Write ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``, and
-    ``model.zip`` unless ``with_model`` is False (league snapshots only need to play)."""
+    ``model.zip`` and ``value.npz`` unless ``with_model`` is False (league snapshots only need to play)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if with_model:
         model.save(folder / MODEL_FILE)
+        save_mlp(folder / VALUE_FILE, *sb3_weights(model, "critic"))
     CheckpointPolicy.from_sb3(model).save_npz(folder / POLICY_FILE)
     card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name), **card}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")

@@ -1,5 +1,5 @@
 """tools/make_clone.py: chunks of the teacher's games, collected in parallel or not, give the same
-clone; it loads as a policy and fine-tunes; bad chunks and configs are refused by name."""
+clone; it loads as a policy and as a run's start; bad chunks and configs are refused by name."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from policies import load_policy
 from tools.make_clone import main, parse_chunk
+from training.start import read_start
 
 SMALL = ["--set", "ppo.net_arch=[32]", "--set", "imitate.epochs=1", "--set", "imitate.holdout=0",
          "--set", "imitate.teacher=heuristic", "--set", "num_players=4"]
@@ -26,6 +27,8 @@ def test_the_same_chunks_give_the_same_clone_with_one_worker_or_two(tmp_path):
     assert card["steps"] == 0 and (one / "model.zip").is_file()
     policy = load_policy(str(one))
     assert policy.weights[0][0].shape[1] == 32
+    start = read_start(str(one), "dragonstones_v1")  # a run's `start` without unpickling: actor and critic
+    assert start["critic"] is not None and start["critic"][0][-1][0].shape == (32, 1)
 
 
 @pytest.mark.parametrize("text", ["5011", "a:3", "5:0", "5:x"])

@@ -145,6 +145,34 @@ def test_model_zip_is_never_unpickled_by_training_pools(evil_zip, marker, tmp_pa
     assert not marker.exists()
 
 
+def test_a_training_start_never_unpickles_and_checks_the_critic(evil_zip, marker, tmp_path, capsys):
+    """``start`` (training/start.py) reads policy.npz and value.npz as arrays: the folder's
+    model.zip stays unread, and a bad value.npz stops the run naming the file."""
+    from training.start import read_start
+    from training.train import main as train
+
+    CheckpointPolicy(_weights()).save_npz(evil_zip / "policy.npz")
+    critic = [(w, b) for w, b in _weights()[:1]] + [(np.zeros((8, 1), np.float32), np.zeros(1, np.float32))]
+    CheckpointPolicy(critic).save_npz(evil_zip / "value.npz")
+    start = read_start(str(evil_zip), "dragonstones_v1")
+    assert start["critic"] is not None and len(start["actor"][0]) == 2
+    runs = tmp_path / "runs"
+    tiny = ["--set", f"runs_dir={runs}", "--set", f"out_dir={tmp_path / 'out'}", "--set", f"start={evil_zip}",
+            "--set", "ppo.net_arch=[8]", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
+            "--set", "total_timesteps=64", "--set", "n_envs=1", "--set", "progress_bar=false",
+            "--set", "league.mix={random: 1.0}", "--set", "eval.every=1000", "--set", "eval.final_games=0",
+            "--set", "eval.final_panel_games=0", "--set", "eval.panel_every=0"]
+    assert train(tiny) == 0
+    assert json.loads((tmp_path / "out" / "default" / "card.json").read_text())["start"]["critic"] is True
+    np.savez(evil_zip / "value.npz", **_arrays(w1=np.full((8, 1), np.nan, np.float32),
+                                               b1=np.zeros(1, np.float32)))
+    assert train([*tiny, "--set", "run_name=nan-critic"]) == 2
+    err = capsys.readouterr().err
+    assert "start:" in err and "value.npz" in err and "NaN" in err
+    assert not (runs / "nan-critic").exists()
+    assert not marker.exists()
+
+
 def test_pickles_inside_policy_npz_are_refused(tmp_path, marker):
     folder = _checkpoint(tmp_path / "npz-pickle", _arrays(w0=np.array([_Payload(marker)], dtype=object)))
     with pytest.raises(PolicyError, match=r"w0|floats|layer 0"):

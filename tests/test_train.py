@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 import yaml
 
-from dragonstones_env import env
+from dragonstones_env import env, raw_env
 from play.arena import play_game
 from play.league import League
 from policies import RandomPolicy, load_policy
 from training.config import ConfigError, load_config
+from training.start import read_start
 from training.train import main as train
 
 TINY = {
@@ -93,6 +94,56 @@ def test_finetune_trains_with_the_configs_ppo_settings(tmp_path, capsys):
     assert not (tmp_path / "runs" / "wide").exists()
 
 
+def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
+    """The config's ``start`` (training/start.py): the base run's policy.npz and value.npz, read as
+    arrays, are the new model's weights; errors stop the run before its folder exists."""
+    from sb3_contrib import MaskablePPO
+
+    from policies.checkpoint import read_mlp, sb3_weights
+    from training.config import PPO
+    from training.envs import make_vec_env
+    from training.start import apply_start, read_start
+    from training.train import new_model
+
+    assert train(["--config", str(write_config(tmp_path, run_name="base"))]) == 0
+    base = tmp_path / "policies" / "base"
+    assert (base / "value.npz").is_file()  # every full checkpoint carries its critic
+    venv = make_vec_env("Dragonstones-v0", n_envs=1, seed=3, subproc=False, num_players=4, opponents="random")
+    model = new_model(MaskablePPO, venv, PPO(net_arch=[32]), seed=3)
+    before = sb3_weights(model, "critic")[0]
+    info = apply_start(model, read_start(str(base), "dragonstones_v1"))
+    assert info["critic"] and info["folder"] == str(base)
+    for part, file, outputs in (("actor", "policy.npz", raw_env.NUM_ACTIONS), ("critic", "value.npz", 1)):
+        mine, theirs = sb3_weights(model, part)[0], read_mlp(base / file, raw_env.OBS_SIZE, outputs)[0]
+        assert all(np.array_equal(w, v) and np.array_equal(b, c) for (w, b), (v, c) in zip(mine, theirs, strict=True))
+    assert not np.array_equal(before[0][0], sb3_weights(model, "critic")[0][0][0])
+    venv.close()
+
+    # end to end, and the card says where the run started
+    assert train(["--config", str(write_config(tmp_path, run_name="started", start=str(base)))]) == 0
+    card = json.loads((tmp_path / "policies" / "started" / "card.json").read_text())
+    assert card["start"]["folder"] == str(base) and card["start"]["critic"] is True
+    assert "starting from" in capsys.readouterr().out
+
+    # without value.npz: the actor only, and the card says so
+    (base / "value.npz").unlink()
+    assert train(["--config", str(write_config(tmp_path, run_name="actor-only", start=str(base)))]) == 0
+    assert json.loads((tmp_path / "policies" / "actor-only" / "card.json").read_text())["start"]["critic"] is False
+
+    capsys.readouterr()
+    cases = [({"run_name": "wide", "ppo": {**TINY["ppo"], "net_arch": [64]}}, "set ppo.net_arch=[32]"),
+             ({"run_name": "nowhere", "start": str(tmp_path / "nowhere")}, "is not a folder"),
+             ({"run_name": "both", "imitate": {"teacher": "heuristic"}}, "give one of them")]
+    for changes, message in cases:
+        assert train(["--config", str(write_config(tmp_path, **{"start": str(base), **changes}))]) == 2
+        err = capsys.readouterr().err
+        assert "start" in err and message in err, err
+        assert not (tmp_path / "runs" / changes["run_name"]).exists()
+    assert train(["--config", str(write_config(tmp_path, run_name="tuned", start=str(base))), "--finetune",
+                  str(base), "--trust-model-zip"]) == 2
+    assert "--finetune" in capsys.readouterr().err
+
+
 def test_drachenschatten_trains_through_the_config(tmp_path):
     config = write_config(tmp_path, run_name="ds", env="DrachenSchatten-v0", num_players=2, n_envs=1,
                           league={"mix": {"random": 1.0}}, eval={"every": 512, "games": 2, "players": 2,
@@ -147,6 +198,8 @@ def test_every_shipped_config_loads(path):
     assert cfg.total_timesteps > 0
     for spec in cfg.league.pool:  # a pool member is a committed folder (e.g. an earlier champion's exploiter)
         assert load_policy(spec, seed=0) is not None
+    if cfg.start:  # so is a start (make train's clone)
+        assert read_start(cfg.start, cfg.env_name)["critic"] is not None
 
 
 def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):

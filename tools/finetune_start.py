@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from policies.checkpoint import CheckpointPolicy
+from policies.checkpoint import CheckpointPolicy, sb3_linears
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,8 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
     model = MaskablePPO.load(Path(args.model) / "model.zip", device="cpu")
     npz = np.load(Path(args.actor) / "policy.npz")
-    layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    layers.append(model.policy.action_net)
+    layers = sb3_linears(model, "actor")
     with torch.no_grad():
         for i, m in enumerate(layers):
             m.weight.copy_(torch.from_numpy(npz[f"w{i}"].T.copy()))

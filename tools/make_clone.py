@@ -1,4 +1,4 @@
-"""A cloned start for ``--finetune``, from more of the teacher's games than a run's imitate phase plays.
+"""A cloned start (``start`` in a config, or ``--finetune``) from more games than an imitate phase plays.
 
     python -m tools.make_clone --config configs/champion.yaml --chunk 5011:2000 --chunk 20000:3000 \\
         --chunk 40000:3000 --chunk 60000:2000 --chunk 62000:2000 --workers 2 --set imitate.holdout=0 \\
@@ -13,7 +13,7 @@ among 3 of its copies wins 0.75-0.85 (docs/panels/experiment-clone-4p/). This pl
 games in chunks (``SEED:GAMES``: games SEED, SEED+1, ..., each chunk in a worker process), with the
 config's environment, teacher and opponents (training/imitate.py's ``collect``), then fits one new
 model (the config's ``ppo.net_arch`` and seed) to all of their decisions with the config's
-``imitate`` settings (``clone``), and writes ``model.zip``, ``policy.npz`` and a card with the
+``imitate`` settings (``clone``), and writes ``model.zip``, ``policy.npz``, ``value.npz`` and a card with the
 figures into ``--out``. Chunks are concatenated in the order given, so the same arguments give the
 same decisions.
 """
@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk", action="append", required=True, metavar="SEED:GAMES",
                         help="GAMES games of the teacher from seed SEED (repeatable)")
     parser.add_argument("--workers", type=int, default=1, help="processes collecting chunks (default: 1)")
-    parser.add_argument("--out", required=True, help="the folder to write (model.zip, policy.npz, card.json)")
+    parser.add_argument("--out", required=True,
+                        help="the folder to write (model.zip, policy.npz, value.npz, card.json)")
     args = parser.parse_args(argv)
     try:
         chunks = [parse_chunk(c) for c in args.chunk]

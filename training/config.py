@@ -240,6 +240,9 @@ class RunConfig:
 @dataclass
 class Config(RunConfig):
     time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
+    # A checkpoint folder whose actor (policy.npz) and critic (value.npz) a new run starts from,
+    # read without unpickling (training/start.py); "" starts from random weights or imitate.teacher
+    start: str = ""
     n_envs: int = 2  # SubprocVecEnv workers
     device: str = "cpu"
     progress_bar: bool = True

@@ -7,6 +7,8 @@
 ``--finetune FOLDER`` starts a new run from another checkpoint's ``model.zip``; SB3's model.zip
 unpickles, which runs any code the file holds, so it also needs ``--trust-model-zip``: use it
 only for a folder you made yourself or trust like code (README, "Loading checkpoints from others").
+The config's ``start`` (training/start.py) starts a new run from a checkpoint folder's actor and
+critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
 Read top to bottom: load the config, build the league and the vectorised environments,
 build (or resume) the model, train with one callback that adds snapshots to the league,
@@ -35,7 +37,7 @@ from play.league import League, publish_latest
 from policies import PolicyError, load_policy, zoo
 from policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint
 
-from . import anchor, envs  # envs.make_vec_env looked up at call time (tests replace it)
+from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, load_config
 from .evaluate import checked_options, panel, panel_opponents, robustness, worst_mix
 from .imitate import Demonstrations, clone, collect
@@ -158,6 +160,9 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
             print(f"fine-tuning from {args.finetune} with the config's PPO settings")
         else:
             model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
+            if cfg.start:
+                state["start"] = start.apply_start(model, start.read_start(cfg.start, cfg.env_name))
+                print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
             if cfg.imitate.teacher:
                 state["imitation"] = imitate(model, cfg)
         if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
@@ -196,9 +201,20 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-    if cfg.imitate.anchor_kl and not (cfg.imitate.teacher or args.finetune or args.resume):
-        print("config error: imitate.anchor_kl leashes PPO to where it starts, a clone of imitate.teacher or "
-              "the --finetune model, and random weights are no place to leash to: set one, or "
+    if cfg.start and (args.finetune or cfg.imitate.teacher):
+        print(f"config error: start ({cfg.start}) is where the run starts, and so is "
+              f"{'--finetune' if args.finetune else 'imitate.teacher'}: give one of them (--set start= "
+              "clears start)", file=sys.stderr)
+        return 2
+    if cfg.start and not args.resume:
+        try:  # a missing or damaged start must stop the run before the run folder exists
+            start.read_start(cfg.start, cfg.env_name)
+        except ConfigError as err:
+            print(f"config error: {err}", file=sys.stderr)
+            return 2
+    if cfg.imitate.anchor_kl and not (cfg.imitate.teacher or cfg.start or args.finetune or args.resume):
+        print("config error: imitate.anchor_kl leashes PPO to where it starts, a clone of imitate.teacher, "
+              "start or the --finetune model, and random weights are no place to leash to: set one, or "
               "imitate.anchor_kl=0", file=sys.stderr)
         return 2
     lg = cfg.league
@@ -397,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         "git_commit": git_commit(),
         "evaluation": final,
         **({"imitation": state["imitation"]} if "imitation" in state else {}),
+        **({"start": state["start"]} if "start" in state else {}),
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
     }
     save_checkpoint(model, out_dir, card, env_name)

@@ -1,0 +1,74 @@
+"""A new run's weights from a checkpoint folder, without unpickling anything (the config's ``start``).
+
+``--finetune`` reads SB3's ``model.zip``, which unpickles and so can run code: only for a folder
+one made or trusts like code. ``start: FOLDER`` reads what the package reads to play: the actor's
+``policy.npz`` and the critic's ``value.npz`` (policies/checkpoint.py checks both: names, dtypes,
+shapes, finite values; the card: game and layout). A fresh model of the config's PPO settings
+gets those weights, so PPO's first advantages come from the start's critic rather than from
+noise that would undo the actor. A folder without ``value.npz`` (checkpoints written before it
+existed) starts with the start's actor and a fresh critic; the card says which.
+
+The default config (``make train``) starts from ``policies/starts/heuristic-clone``: a clone of
+the heuristic bot made by ``tools/make_clone`` (its card has the command).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from policies import PolicyError
+from policies.checkpoint import VALUE_FILE, game_spaces, load_checkpoint, read_mlp, sb3_activation, sb3_linears
+
+from .config import ConfigError
+
+
+def read_start(folder: str, env_name: str) -> dict[str, Any]:
+    """The checked actor (and critic, if the folder has one) of ``folder``, for a model of ``env_name``.
+    Raises ConfigError naming ``start`` and what is wrong."""
+    path = Path(folder)
+    if not path.is_dir():
+        raise ConfigError(f"start: {folder!r} is not a folder; it names a checkpoint folder (card.json, "
+                          "policy.npz and, for the critic, value.npz), e.g. policies/starts/heuristic-clone")
+    try:
+        actor = load_checkpoint(path, folder, seed=0, deterministic=False)
+        if actor.game != env_name:
+            raise PolicyError(f"{folder} plays {actor.game}, this run trains {env_name}")
+        critic = None
+        if (path / VALUE_FILE).is_file():
+            critic = read_mlp(path / VALUE_FILE, game_spaces(env_name)[0], 1)
+    except PolicyError as err:
+        raise ConfigError(f"start: {err}") from None
+    return {"folder": folder, "actor": (actor.weights, actor.activation), "critic": critic, "card": actor.card}
+
+
+def _copy(layers: list[Any], weights: list[tuple[np.ndarray, np.ndarray]], what: str, folder: str) -> None:
+    """``weights`` into the model's ``layers``, refused (naming ``ppo.net_arch``) if the shapes differ."""
+    want = [tuple(m.weight.shape[::-1]) for m in layers]
+    got = [tuple(w.shape) for w, _ in weights]
+    if want != got:
+        hidden = [shape[1] for shape in got[:-1]]
+        raise ConfigError(f"start: the {what} of {folder} has layers {got}, the config's network {want}; "
+                          f"a start keeps its shape: set ppo.net_arch={hidden}")
+    for m, (w, b) in zip(layers, weights, strict=True):  # .data: a copy, not a step autograd should see
+        m.weight.data.copy_(m.weight.new_tensor(np.ascontiguousarray(w.T)))
+        m.bias.data.copy_(m.bias.new_tensor(b))
+
+
+def apply_start(model: Any, start: dict[str, Any]) -> dict[str, Any]:
+    """Put ``start`` (from :func:`read_start`) into a new SB3 model; what the run's card records."""
+    weights, activation = start["actor"]
+    mine = sb3_activation(model)
+    if activation != mine:
+        raise ConfigError(f"start: {start['folder']} uses {activation}, the model {mine}")
+    _copy(sb3_linears(model, "actor"), weights, "actor", start["folder"])
+    if start["critic"] is not None:
+        critic, critic_activation = start["critic"]
+        if critic_activation != mine:
+            raise ConfigError(f"start: {start['folder']}/{VALUE_FILE} uses {critic_activation}, the model {mine}")
+        _copy(sb3_linears(model, "critic"), critic, "critic", start["folder"])
+    card = start["card"]
+    return {"folder": start["folder"], "critic": start["critic"] is not None, "name": card.get("name"),
+            "steps": card.get("steps", 0), "what": card.get("what")}
