@@ -105,7 +105,8 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
     from training.start import apply_start, read_start
     from training.train import new_model
 
-    assert train(["--config", str(write_config(tmp_path, run_name="base"))]) == 0
+    short = {"n_envs": 1, "total_timesteps": 256, "eval": {"every": 10**6, "games": 1, "final_games": 0}}
+    assert train(["--config", str(write_config(tmp_path, run_name="base", **short))]) == 0
     base = tmp_path / "policies" / "base"
     assert (base / "value.npz").is_file()  # every full checkpoint carries its critic
     venv = make_vec_env("Dragonstones-v0", n_envs=1, seed=3, subproc=False, num_players=4, opponents="random")
@@ -117,18 +118,19 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
         mine, theirs = sb3_weights(model, part)[0], read_mlp(base / file, raw_env.OBS_SIZE, outputs)[0]
         assert all(np.array_equal(w, v) and np.array_equal(b, c) for (w, b), (v, c) in zip(mine, theirs, strict=True))
     assert not np.array_equal(before[0][0], sb3_weights(model, "critic")[0][0][0])
-    venv.close()
 
     # end to end, and the card says where the run started
-    assert train(["--config", str(write_config(tmp_path, run_name="started", start=str(base)))]) == 0
+    assert train(["--config", str(write_config(tmp_path, run_name="started", start=str(base), **short))]) == 0
     card = json.loads((tmp_path / "policies" / "started" / "card.json").read_text())
     assert card["start"]["folder"] == str(base) and card["start"]["critic"] is True
     assert "starting from" in capsys.readouterr().out
 
-    # without value.npz: the actor only, and the card says so
+    # without value.npz: the actor only (a fresh critic), and the card says so
     (base / "value.npz").unlink()
-    assert train(["--config", str(write_config(tmp_path, run_name="actor-only", start=str(base)))]) == 0
-    assert json.loads((tmp_path / "policies" / "actor-only" / "card.json").read_text())["start"]["critic"] is False
+    critic = sb3_weights(model, "critic")[0]
+    assert apply_start(model, read_start(str(base), "dragonstones_v1"))["critic"] is False
+    assert all(np.array_equal(w, v) for (w, _), (v, _) in zip(critic, sb3_weights(model, "critic")[0], strict=True))
+    venv.close()
 
     capsys.readouterr()
     cases = [({"run_name": "wide", "ppo": {**TINY["ppo"], "net_arch": [64]}}, "set ppo.net_arch=[32]"),
