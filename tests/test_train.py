@@ -204,6 +204,15 @@ def test_every_shipped_config_loads(path):
         assert read_start(cfg.start, cfg.env_name)["critic"] is not None
 
 
+def test_the_shipped_champion_and_clone_are_starts_with_their_critics():
+    # `start: policies/champion` fine-tunes the champion without unpickling its run state
+    for folder in ("policies/champion", "policies/starts/heuristic-clone"):
+        start = read_start(folder, "dragonstones_v1")
+        weights, _ = start["critic"]
+        assert weights[0][0].shape[0] == raw_env.OBS_SIZE and weights[-1][0].shape[1] == 1
+        assert [w.shape[1] for w, _ in weights[:-1]] == [w.shape[1] for w, _ in start["actor"][0][:-1]]
+
+
 def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
     league = League(tmp_path / "none-yet", {"snapshot": 1.0, "random": 0.0})
     rng = np.random.default_rng(0)
