@@ -156,6 +156,14 @@ def sb3_linears(model: Any, part: str) -> list[Any]:
     return [m for m in body if isinstance(m, torch.nn.Linear)] + [head]
 
 
+def set_sb3_weights(model: Any, part: str, weights: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Copy ``weights`` (as :func:`sb3_weights` gives them) into an SB3 ``MlpPolicy``'s ``"actor"``
+    or ``"critic"``; the shapes must match (checked by the caller, who knows what to name)."""
+    for m, (w, b) in zip(sb3_linears(model, part), weights, strict=True):  # .data: a copy, not a step
+        m.weight.data.copy_(m.weight.new_tensor(np.ascontiguousarray(w.T)))
+        m.bias.data.copy_(m.bias.new_tensor(b))
+
+
 def sb3_activation(model: Any) -> str:
     """The name (a key of :data:`ACTIVATIONS`) of an SB3 ``MlpPolicy``'s activation."""
     import torch

@@ -152,7 +152,7 @@ def test_a_training_start_never_unpickles_and_checks_the_critic(evil_zip, marker
     from training.train import main as train
 
     CheckpointPolicy(_weights()).save_npz(evil_zip / "policy.npz")
-    critic = [(w, b) for w, b in _weights()[:1]] + [(np.zeros((8, 1), np.float32), np.zeros(1, np.float32))]
+    critic = [*_weights()[:1], (np.zeros((8, 1), np.float32), np.zeros(1, np.float32))]
     CheckpointPolicy(critic).save_npz(evil_zip / "value.npz")
     start = read_start(str(evil_zip), "dragonstones_v1")
     assert start["critic"] is not None and len(start["actor"][0]) == 2

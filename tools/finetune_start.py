@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from policies.checkpoint import CheckpointPolicy, sb3_linears
+from policies.checkpoint import CheckpointPolicy, set_sb3_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,16 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=str(ROOT / "policies" / "run-state" / "champion-v2" / "checkpoint"),
                         help="a folder with the model.zip whose critic is kept")
     args = parser.parse_args(argv)
-    import torch  # the train extra: SB3 models only
-    from sb3_contrib import MaskablePPO
+    from sb3_contrib import MaskablePPO  # the train extra: SB3 models only
 
     model = MaskablePPO.load(Path(args.model) / "model.zip", device="cpu")
     npz = np.load(Path(args.actor) / "policy.npz")
-    layers = sb3_linears(model, "actor")
-    with torch.no_grad():
-        for i, m in enumerate(layers):
-            m.weight.copy_(torch.from_numpy(npz[f"w{i}"].T.copy()))
-            m.bias.copy_(torch.from_numpy(npz[f"b{i}"].copy()))
+    set_sb3_weights(model, "actor", [(npz[f"w{i}"], npz[f"b{i}"]) for i in range(int(npz["layers"]))])
     for i, (w, b) in enumerate(CheckpointPolicy.from_sb3(model).weights):
         if not (np.array_equal(w, npz[f"w{i}"]) and np.array_equal(b, npz[f"b{i}"])):
             print(f"layer {i} of {args.actor} does not fit {args.model}", file=sys.stderr)

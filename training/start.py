@@ -20,7 +20,15 @@ from typing import Any
 import numpy as np
 
 from policies import PolicyError
-from policies.checkpoint import VALUE_FILE, game_spaces, load_checkpoint, read_mlp, sb3_activation, sb3_linears
+from policies.checkpoint import (
+    VALUE_FILE,
+    game_spaces,
+    load_checkpoint,
+    read_mlp,
+    sb3_activation,
+    sb3_linears,
+    set_sb3_weights,
+)
 
 from .config import ConfigError
 
@@ -44,17 +52,15 @@ def read_start(folder: str, env_name: str) -> dict[str, Any]:
     return {"folder": folder, "actor": (actor.weights, actor.activation), "critic": critic, "card": actor.card}
 
 
-def _copy(layers: list[Any], weights: list[tuple[np.ndarray, np.ndarray]], what: str, folder: str) -> None:
-    """``weights`` into the model's ``layers``, refused (naming ``ppo.net_arch``) if the shapes differ."""
-    want = [tuple(m.weight.shape[::-1]) for m in layers]
+def _copy(model: Any, part: str, weights: list[tuple[np.ndarray, np.ndarray]], folder: str) -> None:
+    """``weights`` into the model's ``part``, refused (naming ``ppo.net_arch``) if the shapes differ."""
+    want = [tuple(m.weight.shape[::-1]) for m in sb3_linears(model, part)]
     got = [tuple(w.shape) for w, _ in weights]
     if want != got:
         hidden = [shape[1] for shape in got[:-1]]
-        raise ConfigError(f"start: the {what} of {folder} has layers {got}, the config's network {want}; "
+        raise ConfigError(f"start: the {part} of {folder} has layers {got}, the config's network {want}; "
                           f"a start keeps its shape: set ppo.net_arch={hidden}")
-    for m, (w, b) in zip(layers, weights, strict=True):  # .data: a copy, not a step autograd should see
-        m.weight.data.copy_(m.weight.new_tensor(np.ascontiguousarray(w.T)))
-        m.bias.data.copy_(m.bias.new_tensor(b))
+    set_sb3_weights(model, part, weights)
 
 
 def apply_start(model: Any, start: dict[str, Any]) -> dict[str, Any]:
@@ -63,12 +69,12 @@ def apply_start(model: Any, start: dict[str, Any]) -> dict[str, Any]:
     mine = sb3_activation(model)
     if activation != mine:
         raise ConfigError(f"start: {start['folder']} uses {activation}, the model {mine}")
-    _copy(sb3_linears(model, "actor"), weights, "actor", start["folder"])
+    _copy(model, "actor", weights, start["folder"])
     if start["critic"] is not None:
         critic, critic_activation = start["critic"]
         if critic_activation != mine:
             raise ConfigError(f"start: {start['folder']}/{VALUE_FILE} uses {critic_activation}, the model {mine}")
-        _copy(sb3_linears(model, "critic"), critic, "critic", start["folder"])
+        _copy(model, "critic", critic, start["folder"])
     card = start["card"]
     return {"folder": start["folder"], "critic": start["critic"] is not None, "name": card.get("name"),
             "steps": card.get("steps", 0), "what": card.get("what")}

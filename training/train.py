@@ -143,8 +143,9 @@ def imitate(model: Any, cfg: Config) -> dict[str, Any]:
 
 
 def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ckpt_dir: Path,
-           make_vec_env: Any, MaskablePPO: Any) -> tuple[Any, Any, dict[str, Any]]:
-    """The environments, the model (new, resumed or fine-tuned) and the run state."""
+           make_vec_env: Any, MaskablePPO: Any,
+           start_weights: dict[str, Any] | None) -> tuple[Any, Any, dict[str, Any]]:
+    """The environments, the model (new, from the config's start, resumed or fine-tuned) and the run state."""
     (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
     venv = make_vec_env(cfg.env, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
                         **env_kwargs(cfg, league))
@@ -160,8 +161,8 @@ def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ck
             print(f"fine-tuning from {args.finetune} with the config's PPO settings")
         else:
             model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
-            if cfg.start:
-                state["start"] = start.apply_start(model, start.read_start(cfg.start, cfg.env_name))
+            if start_weights is not None:  # the config's start, read (and checked) in main
+                state["start"] = start.apply_start(model, start_weights)
                 print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
             if cfg.imitate.teacher:
                 state["imitation"] = imitate(model, cfg)
@@ -206,9 +207,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{'--finetune' if args.finetune else 'imitate.teacher'}: give one of them (--set start= "
               "clears start)", file=sys.stderr)
         return 2
+    start_weights = None
     if cfg.start and not args.resume:
         try:  # a missing or damaged start must stop the run before the run folder exists
-            start.read_start(cfg.start, cfg.env_name)
+            start_weights = start.read_start(cfg.start, cfg.env_name)
         except ConfigError as err:
             print(f"config error: {err}", file=sys.stderr)
             return 2
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, envs.make_vec_env, MaskablePPO)
+        venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, envs.make_vec_env, MaskablePPO, start_weights)
     except BaseException as err:
         # A run that fails to start must not block the same command ("exists: use --resume"
         # while --resume finds no checkpoint): remove the folder it made.
