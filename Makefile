@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev,train,bench,app]"
+	$(PY) -m pip install --quiet -e ".[dev,train,app]"
 	touch $@
 
 test: $(STAMP)
@@ -61,19 +61,19 @@ bench: $(STAMP)
 		dragonstones_env:env:num_players=6 dragonstones_env:env:num_players=4
 
 # The main job: train with configs/default.yaml (from the shipped heuristic clone, the champion's
-# self-play league at a small budget), then play the panel at 4 players (k copies against 4 - k
+# self-play league at a small budget; the result in runs/policies/default), then play the panel at 4 players (k copies against 4 - k
 # of each zoo bot, the heuristic and random) and print its robustness figure.
 EVAL_GAMES ?= 48
 train: $(STAMP)
 	$(PY) -m training.train --config configs/default.yaml --overwrite
-	$(PY) -m training.evaluate --panel policies/default --players 4 --games $(EVAL_GAMES) --workers 2 \
+	$(PY) -m dragonstones_env.evaluation --panel runs/policies/default --players 4 --games $(EVAL_GAMES) --workers 2 \
 		--out runs/default/panel
 
 # The panel of one candidate (any policy spec): `make panel CANDIDATE=champion [PANEL_GAMES=1000]`.
 CANDIDATE ?= champion
 PANEL_GAMES ?= 200
 panel: $(STAMP)
-	$(PY) -m training.evaluate --panel $(CANDIDATE) --players 3 4 6 --games $(PANEL_GAMES) --workers 2
+	$(PY) -m dragonstones_env.evaluation --panel $(CANDIDATE) --players 3 4 6 --games $(PANEL_GAMES) --workers 2
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .hypothesis

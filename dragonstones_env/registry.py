@@ -16,7 +16,7 @@ import gymnasium as gym
 
 # The Gymnasium entry point of every game: a string, so that registering an id imports nothing
 # (the single-agent env seats policies by name, so it lives in the play layer above the policies).
-GYM_ENTRY_POINT = "play.single_agent:make"
+GYM_ENTRY_POINT = "dragonstones_env.play.single_agent:make"
 
 
 @dataclass(frozen=True)

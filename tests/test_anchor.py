@@ -8,9 +8,14 @@ import json
 import numpy as np
 import pytest
 import yaml
+
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from policies.checkpoint import CheckpointPolicy
+from dragonstones_env.policies.checkpoint import CheckpointPolicy
 from training.anchor import LOG_FLOOR, penalty
 from training.config import ConfigError, load_config
 from training.train import main as train

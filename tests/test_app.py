@@ -21,8 +21,8 @@ with warnings.catch_warnings():  # recent Starlette suggests httpx2 for its Test
     from starlette.testclient import TestClient
 
 from dragonstones_env import env as fist_env
-from play.app.games.common import insight
-from play.app.server import create_app
+from dragonstones_env.play.app.games.common import insight
+from dragonstones_env.play.app.server import create_app
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def client():
         yield c
 
 
-def _new(client, game="fist", players=4, seats=None, **extra):
+def _new(client, game="dragonstones", players=4, seats=None, **extra):
     seats = seats or ["human"] + ["random"] * (players - 1)
     r = client.post("/api/games", json={"game": game, "players": players, "seats": seats, **extra})
     assert r.status_code == 201, r.text
@@ -68,15 +68,15 @@ def test_page_and_static_files(client):
 
 def test_meta_lists_games_and_their_policies(client):
     games = {g["name"]: g for g in client.get("/api/meta").json()["games"]}
-    assert set(games) == {"fist", "drachenschatten"}
-    assert {"random", "heuristic", "champion"} <= set(games["fist"]["policies"])
-    assert "ds-heuristic" not in games["fist"]["policies"]
+    assert set(games) == {"dragonstones", "drachenschatten"}
+    assert {"random", "heuristic", "champion"} <= set(games["dragonstones"]["policies"])
+    assert "ds-heuristic" not in games["dragonstones"]["policies"]
     assert {"random", "ds-heuristic"} <= set(games["drachenschatten"]["policies"])
-    assert games["fist"]["min_players"] == 3 and games["drachenschatten"]["max_players"] == 4
+    assert games["dragonstones"]["min_players"] == 3 and games["drachenschatten"]["max_players"] == 4
 
 
 # ------------------------------------------------------------------ playing
-@pytest.mark.parametrize(("game", "players", "seat"), [("fist", 4, 0), ("drachenschatten", 3, 1)])
+@pytest.mark.parametrize(("game", "players", "seat"), [("dragonstones", 4, 0), ("drachenschatten", 3, 1)])
 def test_a_whole_game_against_random_bots(client, game, players, seat):
     seats = ["random"] * players
     seats[seat] = "human"
@@ -193,34 +193,36 @@ def test_a_game_with_the_example_deck_names_its_cards_and_replays(client):
     assert last["result"] == {**state["result"], "rewards": last["result"]["rewards"]}
     assert last["view"]["deck"] == deck
     meta = {g["name"]: g["options"] for g in client.get("/api/meta").json()["games"]}
-    assert meta == {"fist": ["characters", "exclude"], "drachenschatten": []}
+    assert meta == {"dragonstones": ["characters", "exclude"], "drachenschatten": []}
 
 
 # ------------------------------------------------------------------ refused requests
 BAD_NEW_GAMES = [
     ({"game": "chess", "players": 4, "seats": ["human"] * 4}, 400, "unknown game 'chess'"),
-    ({"game": "fist", "players": 9, "seats": ["human"] * 9}, 400, "players must be an integer from 3 to 6"),
-    ({"game": "fist", "players": 4, "seats": ["human"]}, 400, "seats must be a list of 4"),
-    ({"game": "fist", "players": 4, "seats": ["human", "nobody", "random", "random"]}, 400,
+    ({"game": "dragonstones", "players": 9, "seats": ["human"] * 9}, 400, "players must be an integer from 3 to 6"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human"]}, 400, "seats must be a list of 4"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human", "nobody", "random", "random"]}, 400,
      "unknown policy spec 'nobody'"),
-    ({"game": "fist", "players": 4, "seats": ["human", "ds-heuristic", "random", "random"]}, 400, "not Fist of"),
-    ({"game": "fist", "players": 4, "seats": ["human", 7, "random", "random"]}, 400, "a seat is 'human' or a policy"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "pace_ms": -1}, 400, "pace_ms must be"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "seed": 1.5}, 400, "seed must be"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human", "ds-heuristic", "random", "random"]}, 400,
+     "not Fist of"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human", 7, "random", "random"]}, 400,
+     "a seat is 'human' or a policy"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "pace_ms": -1}, 400, "pace_ms must be"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "seed": 1.5}, 400, "seed must be"),
     ([1, 2], 400, "must be a JSON object"),
     # the custom deck (issue #16): each error names what is wrong
     ({"game": "drachenschatten", "players": 3, "seats": ["human"] * 3, "characters": "examples/characters.yaml"},
      400, "characters is not an option of DrachenSchatten"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "characters": 7}, 400, "characters must be a YAML"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "characters": "nofile.yaml"}, 400,
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "characters": 7}, 400, "characters must be a YAML"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "characters": "nofile.yaml"}, 400,
      "nofile.yaml: cannot read it"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "characters": "README.md"}, 400,
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "characters": "README.md"}, 400,
      "'README.md' is neither a .yaml, .yml or .toml file"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4,
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4,
       "characters": [{"name": "Banker", "effects": [{"gain": {"coin": "fairy", "amount": 99}}]}]}, 400,
      "character 'Banker'.effects[0].gain.amount: impossible amount 99"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "exclude": "Troll"}, 400, "exclude must be a list"),
-    ({"game": "fist", "players": 4, "seats": ["human"] * 4, "exclude": ["Witch"]}, 400,
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "exclude": "Troll"}, 400, "exclude must be a list"),
+    ({"game": "dragonstones", "players": 4, "seats": ["human"] * 4, "exclude": ["Witch"]}, 400,
      "exclude: 'Witch' cannot be excluded"),
 ]
 
@@ -280,7 +282,7 @@ def test_unknown_ids_are_404(client):
 
 
 # ------------------------------------------------------------------ replays
-def _finished_record(client, game="fist", players=4, seats=None, seed=7):
+def _finished_record(client, game="dragonstones", players=4, seats=None, seed=7):
     seats = seats or ["human"] + ["random"] * (players - 1)
     gid = _new(client, game, players, seats, seed=seed)
     _play_out(client, gid, seats.index("human"), np.random.default_rng(seed))
@@ -384,7 +386,7 @@ def test_no_endpoint_shows_another_seats_sealed_bid(client, players):
     rng = np.random.default_rng(players)
     checked = 0
     for seed in range(5):
-        gid = _new(client, "fist", players, ["human"] * players, seed=seed)
+        gid = _new(client, "dragonstones", players, ["human"] * players, seed=seed)
         prefix = int(rng.integers(0, 120))  # a random state of the game, then on to a bid with a choice
         for k in range(prefix + 300):
             state = client.get(f"/api/games/{gid}?seat=0").json()
@@ -447,10 +449,10 @@ def test_no_endpoint_shows_what_another_seat_saw_with_a_torch(client):
     assert checked >= 4
 
 
-# ------------------------------------------------------------------ games of training.evaluate
+# ------------------------------------------------------------------ games of dragonstones_env.evaluation
 def test_a_game_of_evaluate_is_regenerated_exactly(client, tmp_path):
-    evaluate = pytest.importorskip("training.evaluate")
-    from play.app.sessions import evaluation_seed
+    evaluate = pytest.importorskip("dragonstones_env.evaluation")
+    from dragonstones_env.play.app.sessions import evaluation_seed
 
     assert evaluation_seed(7, 3, 2) == evaluate.policy_seed(7, 3, 2)
     summary = evaluate.evaluate(["champion", "heuristic", "random"], players=4, games=2, seed=7,
@@ -467,7 +469,7 @@ def test_a_game_of_evaluate_is_regenerated_exactly(client, tmp_path):
 
 
 def test_a_game_of_evaluate_with_a_custom_deck_is_regenerated_with_its_deck(client, tmp_path):
-    evaluate = pytest.importorskip("training.evaluate")
+    evaluate = pytest.importorskip("dragonstones_env.evaluation")
     deck = {"characters": "examples/characters.yaml", "exclude": ["Troll"]}
     summary = evaluate.evaluate(["heuristic", "value", "random"], players=4, games=3, seed=3, out=tmp_path,
                                 progress=False, env_options=deck)
@@ -493,8 +495,8 @@ def test_a_game_of_evaluate_with_a_custom_deck_is_regenerated_with_its_deck(clie
 def test_what_a_seat_is_shown_agrees_with_the_public_engine_state():
     """The views are decoded from observations; checked here against the engine's public facts."""
     from dragonstones_env import drachenschatten, env
-    from play.app.games import drachenschatten as ds_view
-    from play.app.games import fist as fist_view
+    from dragonstones_env.play.app.games import drachenschatten as ds_view
+    from dragonstones_env.play.app.games import dragonstones as fist_view
 
     rng = np.random.default_rng(0)
     for seed in range(4):

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("rich")
 pytest.importorskip("starlette")
 
-from play.app.sessions import LiveGame
-from play.terminal import parse_bid
+from dragonstones_env.play.app.sessions import LiveGame
+from dragonstones_env.play.terminal import parse_bid
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = [{"name": "fairy", "max": 8}, {"name": "common", "max": 2}, {"name": "black", "max": 1},
@@ -24,8 +24,8 @@ FIELDS = [{"name": "fairy", "max": 8}, {"name": "common", "max": 2}, {"name": "b
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    return subprocess.run([sys.executable, "-m", "play.cli", *args], input=stdin, capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300)
+    return subprocess.run([sys.executable, "-m", "dragonstones_env.cli", *args], input=stdin, capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=300)
 
 
 def test_bid_tokens():
@@ -38,7 +38,8 @@ def test_bid_tokens():
             parse_bid(text, FIELDS)
 
 
-@pytest.mark.parametrize(("game", "players", "opponents"), [("fist", 4, "random"), ("drachenschatten", 2, "random")])
+@pytest.mark.parametrize(("game", "players", "opponents"),
+                         [("dragonstones", 4, "random"), ("drachenschatten", 2, "random")])
 def test_a_whole_game_with_piped_input(game, players, opponents):
     # An empty line bids nothing, "1" takes the first choice; each prompt re-asks after input it
     # refuses, so alternating the two always moves on.
@@ -49,12 +50,12 @@ def test_a_whole_game_with_piped_input(game, players, opponents):
 
 
 def test_quitting_and_refusals():
-    out = _cli("play", "--game", "fist", "--opponents", "champion", stdin="q\n")
+    out = _cli("play", "--game", "dragonstones", "--opponents", "champion", stdin="q\n")
     assert out.returncode == 1 and "quit" in out.stdout
-    assert _cli("play", "--game", "fist", stdin="").returncode == 1  # the end of the input quits
+    assert _cli("play", "--game", "dragonstones", stdin="").returncode == 1  # the end of the input quits
     bad = _cli("play", "--game", "chess")
-    assert bad.returncode == 2 and "unknown game 'chess'" in bad.stdout
-    bad = _cli("play", "--game", "fist", "--players", "4", "--opponents", "random", "random")
+    assert bad.returncode == 2 and "invalid choice: 'chess'" in bad.stderr
+    bad = _cli("play", "--game", "dragonstones", "--players", "4", "--opponents", "random", "random")
     assert bad.returncode == 2 and "--opponents takes one spec" in bad.stdout
 
 

@@ -7,6 +7,10 @@ import json
 
 import pytest
 
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
 import training.envs
 from training.config import LIMITS, ConfigError, load_config
 from training.train import main as train

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from dragonstones_env.evaluation import panel
 from tools.crowd_matrix import crowd_matrix, main, markdown
-from training.evaluate import panel
 
 
 def _mix(opponent, k, games, wins, truncated=0, players=4):

@@ -321,8 +321,8 @@ def test_gymnasium_make_takes_the_deck():
 @pytest.mark.parametrize("bots", [("heuristic", "value", "aggressor", "miser"), ("collector", "champion", "random",
                                                                                "heuristic")])
 def test_bots_and_champion_play_legal_moves_with_the_example_deck(bots):
-    from play.arena import play_game
-    from policies import load_policy
+    from dragonstones_env.play.arena import play_game
+    from dragonstones_env.policies import load_policy
 
     policies = [load_policy(b, seed=i) for i, b in enumerate(bots)]
     for seed in range(4):
@@ -338,8 +338,8 @@ def test_random_soak_conserves_everything():
 
 
 def test_training_config_and_evaluate_take_the_deck():
+    from dragonstones_env.evaluation import evaluate
     from training.config import ConfigError, RunConfig, validate_run
-    from training.evaluate import evaluate
 
     cfg = RunConfig(characters=str(EXAMPLE), exclude=["Troll"])
     validate_run(cfg)
@@ -352,8 +352,8 @@ def test_training_config_and_evaluate_take_the_deck():
 
 
 def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
-    from policies import load_policy
-    from policies.bots.fist.table import read
+    from dragonstones_env.policies import load_policy
+    from dragonstones_env.policies.bots.fist.table import read
 
     deck = custom.make_deck(EXAMPLE)
     bot = load_policy("heuristic", seed=0)
@@ -372,7 +372,7 @@ def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
     zoo = load_policy("miser", seed=0)
     zoo.use_deck(deck)
     for seed in range(2):
-        from play.arena import play_game
+        from dragonstones_env.play.arena import play_game
 
         play_game(lambda: fist_env(characters=str(EXAMPLE)), [bot, zoo, bot, zoo], ["h", "m", "h", "m"], seed=seed)
 
@@ -380,7 +380,8 @@ def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
 def test_the_panel_plays_the_deck_and_training_opponents_are_told_it():
     """``--panel --characters`` plays the custom deck (it used to drop it), with the same figures as the
     same games played deck-by-path; the Gym env tells its rule-bot opponents the deck."""
-    from training import evaluate as ev
+    from dragonstones_env import evaluation as ev
+    from dragonstones_env.evaluation import facts, tournament
 
     kwargs = {"players": [4], "games": 4, "ks": [1], "copies": (), "progress": False}
     deck = ev.panel("heuristic", ["miser"], env_options={"characters": str(EXAMPLE)}, **kwargs)
@@ -388,21 +389,21 @@ def test_the_panel_plays_the_deck_and_training_opponents_are_told_it():
     plain = ev.panel("heuristic", ["miser"], **kwargs)
     assert plain["env_options"] is None
     seen = []
-    real = ev.play_game
+    real = tournament.play_game
 
     def spy(make_env, *args, **kw):
         seen.append(make_env().unwrapped.deck)
         return real(make_env, *args, **kw)
 
-    ev.play_game = spy
+    tournament.play_game = spy
     try:
         again = ev.panel("heuristic", ["miser"], env_options={"characters": str(EXAMPLE)}, **kwargs)
     finally:
-        ev.play_game = real
+        tournament.play_game = real
     assert seen and all(d is not None and [c.name for c in d.custom] == ["Banker", "Highwayman", "Jeweller"]
                         for d in seen)
     assert [r["wins"] for r in again["mixes"]] == [r["wins"] for r in deck["mixes"]]
-    assert not ev.ENV_OPTIONS and ev.ENV_DECK[0] is None  # the deck is this evaluation's only
+    assert not facts.ENV_OPTIONS and facts.ENV_DECK[0] is None  # the deck is this evaluation's only
     with pytest.raises(ev.EvaluationError, match="workers=1"):
         ev.panel("heuristic", ["miser"], workers=2, env_options={"characters": str(EXAMPLE)}, **kwargs)
 

@@ -21,9 +21,9 @@ from dragonstones_env.games.fist.custom import Deck
 from dragonstones_env.games.fist.decisions import KINDS, V1_KIND, V1_NAMES, V1_NAMES_TABLE, kinds_table, v1_name
 from dragonstones_env.games.fist.engine import DECISION_KINDS, Game
 from dragonstones_env.games.fist.observation import DECISION_LABELS, Observer, decode
-from policies import load_policy
-from policies.bots.fist import choices
-from policies.bots.fist.table import for_decision
+from dragonstones_env.policies import load_policy
+from dragonstones_env.policies.bots.fist import choices
+from dragonstones_env.policies.bots.fist.table import for_decision
 from tests.aec_support import live_decisions
 from tests.support import at, choose, give_doppelganger, make_game, run_to, win
 

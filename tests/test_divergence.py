@@ -7,7 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from policies.checkpoint import CheckpointPolicy, expected_layout, game_spaces
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout, game_spaces
 from tools.divergence import divergence, main
 
 

@@ -1,4 +1,5 @@
-"""The rule-based DrachenSchatten bot (``policies.bots.drachenschatten``): legality, seeding, strength, decisions."""
+"""The rule-based DrachenSchatten bot (``dragonstones_env.policies.bots.drachenschatten``): legality, seeding,
+strength, decisions."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from dragonstones_env import drachenschatten
 from dragonstones_env.games.drachenschatten import TYPE_INDEX as T
 from dragonstones_env.games.drachenschatten import actions as A
 from dragonstones_env.games.drachenschatten.observation import decode, view
-from play.arena import seat_rotated_match
-from policies import load_policy
-from policies.bots.drachenschatten import DrachenSchattenHeuristic, read
+from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.policies import load_policy
+from dragonstones_env.policies.bots.drachenschatten import DrachenSchattenHeuristic, read
 from tests.aec_support import act_ds, arranged_ds
 
 # ---------------------------------------------------------------- helpers

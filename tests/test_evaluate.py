@@ -1,4 +1,4 @@
-"""``training.evaluate``: line-ups, statistics, determinism across workers, report files, errors."""
+"""``dragonstones_env.evaluation``: line-ups, statistics, determinism across workers, report files, errors."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ pytest.importorskip("openskill")
 pytest.importorskip("matplotlib")
 pytest.importorskip("tqdm")
 
-from policies import PolicyError
-from training.evaluate import EvaluationError, evaluate, format_table, lineups, main, summarize
+from dragonstones_env.evaluation import EvaluationError, evaluate, format_table, lineups, main, summarize
+from dragonstones_env.policies import PolicyError
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -132,7 +132,7 @@ def test_bad_requests():
 
 def test_wilson_interval_holds_the_rate_at_the_extremes():
     """0 wins and all wins: rounding must not put a bound on the wrong side (matplotlib refuses it)."""
-    from play.arena import wilson_interval
+    from dragonstones_env.play.arena import wilson_interval
 
     for games in (1, 7, 300, 900, 2000):
         for wins in (0, games):

@@ -8,8 +8,9 @@ import pytest
 
 import dragonstones_env  # noqa: F401  (registers the ids)
 from dragonstones_env.games.fist import actions as A
-from play.single_agent import make as make_gym
-from policies import RandomPolicy
+from dragonstones_env.play.single_agent import make as make_gym
+from dragonstones_env.policies import RandomPolicy
+from tests.extras import TRAIN, TRAIN_MODULE
 
 
 def run_episode(e, rng, seed=None):
@@ -119,6 +120,7 @@ def test_illegal_action_penalized_by_default_and_raised_on_request():
 
 
 def test_maskable_ppo_trains_on_it():
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
     import torch
     from sb3_contrib import MaskablePPO
 

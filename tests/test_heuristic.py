@@ -1,4 +1,4 @@
-"""The heuristic bot (``policies.bots.fist``): reading its observation, legality, reproducibility,
+"""The heuristic bot (``dragonstones_env.policies.bots.fist``): reading its observation, legality, reproducibility,
 strength, and decisions."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import policies.bots
+import dragonstones_env.policies.bots
 from dragonstones_env import env
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.cards import CHARACTER_NAMES, COLOURS
 from dragonstones_env.games.fist.engine import Game
 from dragonstones_env.games.fist.observation import Observer, decode
-from play.arena import seat_rotated_match
-from policies import load_policy
-from policies.bots.fist import PARAMS, HeuristicPolicy, read
-from policies.bots.fist.values import BANK_GAINS, GAINS
-from policies.bots.fist.zoo.collector import STYLE
+from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.policies import load_policy
+from dragonstones_env.policies.bots.fist import PARAMS, HeuristicPolicy, read
+from dragonstones_env.policies.bots.fist.values import BANK_GAINS, GAINS
+from dragonstones_env.policies.bots.fist.zoo.collector import STYLE
 from tests.aec_support import live_decisions
 
 
@@ -340,7 +340,7 @@ def test_params_are_frozen_and_a_style_tilts_a_copy():
 
 def test_bots_read_observations_only_through_decode():
     """No bot imports an observation module's private name (its scales or offsets)."""
-    for path in Path(policies.bots.__file__).parent.rglob("*.py"):
+    for path in Path(dragonstones_env.policies.bots.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("observation"):
                 names = {a.name for a in node.names}

@@ -8,7 +8,11 @@ import json
 import numpy as np
 import pytest
 import yaml
-from sb3_contrib import MaskablePPO
+
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
 
 import dragonstones_env  # noqa: F401  (registers the gym ids)
 from training.config import PPO, ConfigError, load_config
@@ -54,7 +58,7 @@ def test_clone_learns_to_copy_the_teacher():
     demos = collect("Dragonstones-v0", "heuristic", ["heuristic"], games=12, gamma=0.99, seed=2, max_rows=10**6,
                     **ENV)
     venv = make_vec_env("Dragonstones-v0", n_envs=1, seed=0, subproc=False, opponents="random", **ENV)
-    model = new_model(MaskablePPO, venv, PPO(net_arch=[64]), seed=0)
+    model = new_model(venv, PPO(net_arch=[64]), seed=0)
     everything = np.arange(len(demos))
     before = agreement(model.policy, demos, everything, 256)
     stats = clone(model, demos, epochs=15, batch_size=128, learning_rate=3e-3, value_coef=0.5, holdout=0.0,

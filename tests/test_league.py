@@ -1,4 +1,4 @@
-"""The one training league (play/league.py) of both trainers, without Ray: kinds drawn in
+"""The one training league (training/league.py) of both trainers, without Ray: kinds drawn in
 proportion, whole tables of one kind, PFSP, report() statistics, the fallbacks before the
 learner's weights exist, bad values, and the RLlib env's use of it (training/rllib_env.py
 imports without Ray)."""
@@ -10,11 +10,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from play.league import LEARNER, FolderVersions, League, PushedVersions, publish_latest
-from policies import zoo
-from policies.checkpoint import CheckpointPolicy
+from dragonstones_env.policies import zoo
+from dragonstones_env.policies.checkpoint import CheckpointPolicy
 from training.config import ConfigError
 from training.config import load_config as load_sb3_config
+from training.league import LEARNER, FolderVersions, League, PushedVersions, publish_latest
 from training.rllib_env import DragonstonesMultiAgentEnv, make_league
 from training.train_rllib import env_config
 from training.train_rllib import load_config as load_rllib_config

@@ -1,4 +1,4 @@
-"""tools/make_clone.py: chunks of the teacher's games, collected in parallel or not, give the same
+"""training/make_clone.py: chunks of the teacher's games, collected in parallel or not, give the same
 clone; it loads as a policy and as a run's start; bad chunks and configs are refused by name."""
 
 from __future__ import annotations
@@ -8,8 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from policies import load_policy
-from tools.make_clone import main, parse_chunk
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
+from dragonstones_env.policies import load_policy
+from training.make_clone import main, parse_chunk
 from training.start import read_start
 
 SMALL = ["--set", "ppo.net_arch=[32]", "--set", "imitate.epochs=1", "--set", "imitate.holdout=0",

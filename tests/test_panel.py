@@ -1,4 +1,4 @@
-"""The panel (training.evaluate --panel): mixes, win accounting, robustness, determinism, outputs, errors."""
+"""The panel (dragonstones_env.evaluation --panel): mixes, win accounting, robustness, determinism, outputs, errors."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ pytest.importorskip("tqdm")
 
 from dragonstones_env import games
 from dragonstones_env import registry as game_registry
-from policies import PolicyError, zoo
-from training.evaluate import (
+from dragonstones_env.evaluation import (
     EvaluationError,
     main,
     mix_result,
@@ -27,6 +26,7 @@ from training.evaluate import (
     worst_mix,
     write_panel,
 )
+from dragonstones_env.policies import PolicyError, zoo
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

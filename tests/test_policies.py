@@ -10,15 +10,17 @@ import pytest
 
 from dragonstones_env import env
 from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
-from play.arena import play_game
-from play.single_agent import make as make_gym
-from policies import PolicyError, RandomPolicy, available, load_policy, registry
-from policies.checkpoint import CheckpointPolicy, save_checkpoint
+from dragonstones_env.play.arena import play_game
+from dragonstones_env.play.single_agent import make as make_gym
+from dragonstones_env.policies import PolicyError, RandomPolicy, available, load_policy, registry
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, save_checkpoint
+from tests.extras import TRAIN, TRAIN_MODULE
 
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     """A tiny MaskablePPO checkpoint, trained for a few hundred steps."""
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -161,7 +163,7 @@ def test_model_zip_alone_is_refused(checkpoint, tmp_path):
 
 def test_shipped_checkpoints_load_by_name(checkpoint, tmp_path, monkeypatch):
     shutil.copytree(checkpoint, tmp_path / "tiny")
-    monkeypatch.setattr(registry, "HERE", tmp_path)
+    monkeypatch.setattr(registry, "shipped_dir", lambda: tmp_path)
     assert "tiny" in available()
     assert isinstance(load_policy("tiny"), CheckpointPolicy)
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from dragonstones_env import ReplayError, raw_env, replay
 from dragonstones_env.games.drachenschatten import raw_env as ds_raw_env
-from play.single_agent import make as make_gym
-from policies import PolicyError, load_policy
+from dragonstones_env.play.single_agent import make as make_gym
+from dragonstones_env.policies import PolicyError, load_policy
 from training.config import Config, ConfigError, build, validate
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -19,14 +19,21 @@ import pytest
 
 from dragonstones_env import env as fist_env
 from dragonstones_env import raw_env
+from dragonstones_env.evaluation import EvaluationError, evaluate
+from dragonstones_env.evaluation import main as evaluate_main
 from dragonstones_env.games.drachenschatten import env as ds_env
 from dragonstones_env.games.fist.engine import Game
-from play.league import League
-from play.single_agent import make as make_gym
-from policies import PolicyError, RandomPolicy, load_policy
-from policies.checkpoint import MAX_CARD_BYTES, MAX_CARD_DEPTH, MAX_PARAMETERS, CheckpointPolicy, expected_layout
-from training.evaluate import EvaluationError, evaluate
-from training.evaluate import main as evaluate_main
+from dragonstones_env.play.single_agent import make as make_gym
+from dragonstones_env.policies import PolicyError, RandomPolicy, load_policy
+from dragonstones_env.policies.checkpoint import (
+    MAX_CARD_BYTES,
+    MAX_CARD_DEPTH,
+    MAX_PARAMETERS,
+    CheckpointPolicy,
+    expected_layout,
+)
+from tests.extras import TRAIN, TRAIN_MODULE
+from training.league import League
 
 OBS, ACTIONS = raw_env.OBS_SIZE, raw_env.NUM_ACTIONS
 
@@ -132,6 +139,7 @@ def test_model_zip_is_never_unpickled_by_the_evaluate_cli(evil_zip, marker, tmp_
 
 
 def test_model_zip_is_never_unpickled_by_training_pools(evil_zip, marker, tmp_path, capsys):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
     from training.train import main as train
     from training.train_rllib import pool_item
 
@@ -148,6 +156,7 @@ def test_model_zip_is_never_unpickled_by_training_pools(evil_zip, marker, tmp_pa
 def test_a_training_start_never_unpickles_and_checks_the_critic(evil_zip, marker, tmp_path, capsys):
     """``start`` (training/start.py) reads policy.npz and value.npz as arrays: the folder's
     model.zip stays unread, and a bad value.npz stops the run naming the file."""
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
     from training.start import read_start
     from training.train import main as train
 

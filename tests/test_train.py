@@ -9,11 +9,15 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
 from dragonstones_env import env, raw_env
-from play.arena import play_game
-from play.league import League
-from policies import RandomPolicy, load_policy
+from dragonstones_env.play.arena import play_game
+from dragonstones_env.policies import RandomPolicy, load_policy
 from training.config import ConfigError, load_config
+from training.league import League
 from training.start import read_start
 from training.train import main as train
 
@@ -97,9 +101,8 @@ def test_finetune_trains_with_the_configs_ppo_settings(tmp_path, capsys):
 def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
     """The config's ``start`` (training/start.py): the base run's policy.npz and value.npz, read as
     arrays, are the new model's weights; errors stop the run before its folder exists."""
-    from sb3_contrib import MaskablePPO
 
-    from policies.checkpoint import read_mlp, sb3_weights
+    from dragonstones_env.policies.checkpoint import read_mlp, sb3_weights
     from training.config import PPO
     from training.envs import make_vec_env
     from training.start import apply_start, read_start
@@ -110,7 +113,7 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
     base = tmp_path / "policies" / "base"
     assert (base / "value.npz").is_file()  # every full checkpoint carries its critic
     venv = make_vec_env("Dragonstones-v0", n_envs=1, seed=3, subproc=False, num_players=4, opponents="random")
-    model = new_model(MaskablePPO, venv, PPO(net_arch=[32]), seed=3)
+    model = new_model(venv, PPO(net_arch=[32]), seed=3)
     before = sb3_weights(model, "critic")[0]
     info = apply_start(model, read_start(str(base), "dragonstones_v1"))
     assert info["critic"] and info["folder"] == str(base)
@@ -147,7 +150,7 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
 
 
 def test_drachenschatten_trains_through_the_config(tmp_path):
-    config = write_config(tmp_path, run_name="ds", env="DrachenSchatten-v0", num_players=2, n_envs=1,
+    config = write_config(tmp_path, run_name="ds", game="drachenschatten", num_players=2, n_envs=1,
                           league={"mix": {"random": 1.0}}, eval={"every": 512, "games": 2, "players": 2,
                                                                   "final_games": 2})
     assert train(["--config", str(config)]) == 0
@@ -173,7 +176,7 @@ def test_drachenschatten_trains_through_the_config(tmp_path):
         ("league.mix={champions: 1}", r"league\.mix"),
         ("n_envs=0", r"n_envs"),
         ("eval.players=2", r"eval\.players"),
-        ("env=Chess-v0", r"env"),
+        ("game=chess", r"game"),
         ("total_timesteps=true", r"total_timesteps"),
     ],
 )

@@ -1,4 +1,4 @@
-"""The zoo bots (policies/bots/fist/zoo): legal play at every table size and in both observation modes,
+"""The zoo bots (dragonstones_env/policies/bots/fist/zoo): legal play at every table size and in both observation modes,
 one replay per seed, the empty-mask error, strength against random bots, and each bot's style."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dragonstones_env import env
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.cards import COLOURS
 from dragonstones_env.games.fist.engine import Game
-from play.arena import seat_rotated_match
-from policies import ZOO, available, load_policy, zoo
-from policies.bots.fist.zoo import BOTS
+from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.policies import ZOO, available, load_policy, zoo
+from dragonstones_env.policies.bots.fist.zoo import BOTS
 from tests.support import drain_bank
 from tests.test_heuristic import arrange, ask, observe, play, to_auction
 

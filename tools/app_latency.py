@@ -21,7 +21,7 @@ import httpx
 import numpy as np
 import uvicorn
 
-from play.app.server import create_app
+from dragonstones_env.play.app.server import create_app
 
 
 def _pick(state: dict, rng: np.random.Generator) -> int:
@@ -61,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=200)
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "champion"])
-    parser.add_argument("--game", default="fist")
+    parser.add_argument("--game", default="dragonstones")
     parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args()
     with socket.socket() as s:

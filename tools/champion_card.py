@@ -3,7 +3,7 @@
     python -m tools.champion_card policies/champion --panel runs/panel-champion-4p-1000 \\
         --panel runs/panel-champion-3p --exploit runs/exploit-champion-4p
 
-Each ``--panel`` folder holds a ``panel.json`` (``training.evaluate --panel``), each ``--exploit``
+Each ``--panel`` folder holds a ``panel.json`` (``dragonstones_env.evaluation --panel``), each ``--exploit``
 folder an ``exploit.json`` (``training.exploit``). The card keeps, per panel, its settings, the
 robustness figure and every mix and all-copies table; per exploiter, its settings, final rate
 and learning curve. Nothing is computed here: the figures are the files' own.

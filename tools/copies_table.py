@@ -16,8 +16,8 @@ from collections import Counter
 from typing import Any
 
 from dragonstones_env import env
-from play.arena import play_game
-from policies import load_policy
+from dragonstones_env.play.arena import play_game
+from dragonstones_env.policies import load_policy
 
 
 def copies_table(candidate: str, bot: str, games: int, players: int = 4) -> dict[str, Any]:

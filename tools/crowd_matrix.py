@@ -1,8 +1,8 @@
 """One policy alone against n-1 copies of another: the crowd matrix, read from panels already played.
 
-    python -m tools.crowd_matrix docs/panels/panel-value-4p champion=docs/panels/panel-champion-4p-200 ... [--out FILE]
+    python -m tools.crowd_matrix runs/panel-value champion=runs/panel-champion ... [--out FILE]
 
-A panel of CANDIDATE (``training.evaluate --panel``) plays, at k = n-1, n-1 copies of the
+A panel of CANDIDATE (``dragonstones_env.evaluation --panel``) plays, at k = n-1, n-1 copies of the
 candidate (the crowd) against one opponent (alone). The opponent's win rate there is the share of
 games the copies did not win, less the truncated games (nobody wins those); its 95% Wilson
 interval is over games. One row per crowd (named by the panel's candidate, or by LABEL in
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from play.arena import wilson_interval
+from dragonstones_env.play.arena import wilson_interval
 
 
 def alone_rates(panel: dict[str, Any], players: int) -> dict[str, dict[str, float]]:
@@ -47,7 +47,7 @@ def crowd_matrix(folders: list[str], players: int = 4) -> dict[str, Any]:
             crowd = label or str(panel["candidate"])
             rows[crowd] = alone_rates(panel, players)
         except (OSError, ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{path}: not a panel.json of training.evaluate --panel ({err})") from None
+            raise ValueError(f"{path}: not a panel.json of dragonstones_env.evaluation --panel ({err})") from None
         if not rows[crowd]:
             raise ValueError(f"{path}: no mix of {players - 1} copies against 1 opponent at {players} players")
     others = {crowd: [name for name in cells if name != crowd] or list(cells) for crowd, cells in rows.items()}

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import env
-from play.arena import play_game
-from policies import load_policy
-from policies.checkpoint import CheckpointPolicy
+from dragonstones_env.play.arena import play_game
+from dragonstones_env.policies import load_policy
+from dragonstones_env.policies.checkpoint import CheckpointPolicy
 from training.anchor import LOG_FLOOR
 
 

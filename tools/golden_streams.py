@@ -7,8 +7,8 @@ final engine state, of 120 games -- Fist of Dragonstones at 3, 4 and 6 players (
 stream with the same policies and seeds and demands identical actions and final state.
 
 Games are made through the game registry (``dragonstones_env.games``), seated with
-``policies.load_policy`` and played by ``play.arena.play_game`` (its ``on_action`` hook records
-the actions).
+``dragonstones_env.policies.load_policy`` and played by ``dragonstones_env.play.arena.play_game``
+(its ``on_action`` hook records the actions).
 
     python -m tools.golden_streams                       # re-record every game
     python -m tools.golden_streams --game drachenschatten  # every game of one game family
@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from dragonstones_env import games
-from play.arena import play_game
-from policies import load_policy
+from dragonstones_env.play.arena import play_game
+from dragonstones_env.policies import load_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "streams.json.gz"

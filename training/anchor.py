@@ -3,7 +3,7 @@
 Why: champion v2 starts from a clone of the heuristic bot, and the league's PPO then drifts away
 from it. The drift makes it stronger alone (0.40-0.83 against 3 of a zoo bot, 4 players) but
 makes its crowd weak: one zoo bot among 3 copies wins 0.66-0.85, where among 3 heuristic bots
-it wins 0.36-0.56 (docs/panels/crowd-matrix-4p.md). The same happened when the teacher was the
+it wins 0.36-0.56 (docs/results.md, the crowd matrix). The same happened when the teacher was the
 value bot. AlphaStar kept its league agents near their supervised start with a KL term; here
 the term is in the reward, as in KL-regularised fine-tuning of language models (Ziegler et al.
 2019, InstructGPT): at each of the learner's decisions
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from policies.checkpoint import CheckpointPolicy
+from dragonstones_env.policies.checkpoint import CheckpointPolicy
 
 # The anchor's probability of an action it finds very unlikely underflows to 0: its log is
 # floored here, so that one such decision costs at most anchor_kl * 46 (and never inf).

@@ -13,7 +13,7 @@ key                    bound             why
 ``torch_threads``      1..256            more threads than any machine here has cores
 ``total_timesteps``    1..10^11          about a year of training at 3,000 steps/s
 ``ppo.net_arch``       1..16 layers,     a checkpoint must stay under the 50 M parameters
-                       widths 1..8192,   ``load_policy`` accepts (``policies/checkpoint.py``)
+                       widths 1..8192,   ``load_policy`` accepts (``dragonstones_env/policies/checkpoint.py``)
                        20 M hidden
                        parameters
 ``device``             cpu, cuda,        torch's device names (``cuda:N`` for one GPU)
@@ -37,9 +37,11 @@ from typing import Any
 import yaml
 
 from dragonstones_env import games
+from dragonstones_env.core import same_game
 from dragonstones_env.games import GameSpec
+from dragonstones_env.policies import PolicyError, load_policy, zoo
 from dragonstones_env.registry import ByGame
-from play.league import KINDS
+from training.league import KINDS, League
 
 
 class ConfigError(ValueError):
@@ -95,11 +97,6 @@ def _load_yaml(text: str, where: str) -> Any:
 ENV_NAMES: Mapping[str, str] = ByGame(lambda spec: spec.name)
 
 
-def game_of_env(env_id: str) -> GameSpec | None:
-    """The game whose Gymnasium id is ``env_id`` (``"DrachenSchatten-v0"``), or None."""
-    return next((spec for spec in games.all() if spec.gym_id == env_id), None)
-
-
 @dataclass
 class PPOCommon:
     """The PPO hyperparameters both trainers share (SB3's :class:`PPO`, RLlib's ``RLlibPPOConfig``),
@@ -126,7 +123,7 @@ class PPO(PPOCommon):
 
 @dataclass
 class LeagueConfig:
-    """Who sits at the learner's table (play/league.py says what each kind is and why). The
+    """Who sits at the learner's table (training/league.py says what each kind is and why). The
     same section for training/train.py and training/train_rllib.py."""
 
     # Weights of each kind of opponent: latest (the learner's current weights), snapshot (past
@@ -173,7 +170,7 @@ class EvalConfig:
     games: int = 60  # games per periodic evaluation
     players: int = 4
     final_games: int = 400  # games of the final evaluation (against heuristic, then random)
-    # The robustness figure (training/evaluate.py's panel: the worst per-seat win-rate ratio to
+    # The robustness figure (dragonstones_env/evaluation/panel.py: the worst per-seat win-rate ratio to
     # parity over every mix of k learners against players - k copies of each zoo bot, the
     # heuristic and random). A rough figure during training, a finer one at the end.
     panel_every: int = 0  # timesteps between panels during training (0: none)
@@ -186,7 +183,7 @@ class RunConfig:
     """The keys every training script shares (training/train.py, training/train_rllib.py)."""
 
     run_name: str = "default"
-    env: str = "Dragonstones-v0"  # or "DrachenSchatten-v0"
+    game: str = "dragonstones"  # the registry id: "dragonstones" or "drachenschatten"
     num_players: int | list[int] = 4  # a list: one size drawn per episode
     observation_mode: str = "recall"
     reward_shaping: float = 0.0  # Dragonstones: reward per point scored, on top of the final +1/-1/(n-1)
@@ -197,23 +194,23 @@ class RunConfig:
     torch_threads: int = 1
     checkpoint_every: int = 50_000
     runs_dir: str = "runs"  # logs, checkpoints, snapshots
-    out_dir: str = "policies"  # the result: <out_dir>/<run_name>/
+    out_dir: str = "runs/policies"  # the result: <out_dir>/<run_name>/ (python -m training.promote ships it)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     @property
     def spec(self) -> GameSpec:
-        """The game of ``env`` (its Gymnasium id), from the game registry."""
-        spec = game_of_env(self.env)
-        if spec is None:
-            raise ConfigError(f"env: unknown Gymnasium id {self.env!r}; the games' ids are "
-                              + ", ".join(g.gym_id for g in games.all()))
-        return spec
+        """The game's spec, from the game registry."""
+        try:
+            return games.get(self.game)
+        except games.UnknownGameError:
+            raise ConfigError(f"game: unknown game {self.game!r}; the games are {', '.join(games.ids())}") from None
 
     @property
-    def game(self) -> str:
-        return self.spec.id
+    def gym_id(self) -> str:
+        """The game's Gymnasium id (``Dragonstones-v0``): what the trainers make."""
+        return self.spec.gym_id
 
     @property
     def env_name(self) -> str:
@@ -316,8 +313,7 @@ def need(ok: bool, key: str, why: str) -> None:
 
 def validate_run(cfg: RunConfig) -> None:
     """Check the keys of :class:`RunConfig`."""
-    ids = [g.gym_id for g in games.all()]
-    need(cfg.env in ids, "env", "must be " + " or ".join(ids))
+    need(cfg.game in games.ids(), "game", "must be " + " or ".join(games.ids()))
     sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
     lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
     need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
@@ -411,6 +407,29 @@ def validate(cfg: Config) -> Config:
     return cfg
 
 
+def check_sources(cfg: Config) -> None:
+    """The checks that load what the config names, before a run folder exists: the league's fixed
+    seats (its pool and zoo) and the imitation teacher and its opponents (a ConfigError naming them).
+    The start's weights are read and checked by training/start.py."""
+    if cfg.start and cfg.imitate.teacher:
+        raise ConfigError(f"start ({cfg.start}) is where the run starts, and so is imitate.teacher: give one of "
+                          "them (--set start= clears start)")
+    lg = cfg.league
+    league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
+                    table=lg.table, mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
+    try:
+        league.check()
+    except (PolicyError, ValueError) as err:
+        raise ConfigError(f"league.pool: {err}") from None
+    for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
+        try:
+            game = getattr(load_policy(spec), "game", None)
+        except PolicyError as err:
+            raise ConfigError(f"imitate: {err}") from None
+        if game is not None and not same_game(game, cfg.env_name):
+            raise ConfigError(f"imitate: {spec!r} plays {game}, not {cfg.env_name}")
+
+
 def parse_override(text: str) -> tuple[list[str], Any]:
     if not isinstance(text, str) or "=" not in text:
         raise ConfigError(f"--set {text!r}: expected key=value (e.g. ppo.learning_rate=1e-4)")
@@ -421,18 +440,46 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return [k.strip() for k in keys], _load_yaml(raw, f"--set {text!r}")
 
 
+MAX_BASE_DEPTH = 8  # a config's base's base ...: deeper chains are refused (and so are cycles)
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base``: sections (mappings) merge key by key, any other value replaces."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_file(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The mapping of one YAML config, on top of its ``base:`` (a config path relative to this file's folder)."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read config {path}: {err}") from None
+    data = _load_yaml(text, f"config {path}")
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path}: expected a mapping of keys, got {type(data).__name__}")
+    if "base" not in data:
+        return data
+    base = data.pop("base")
+    if not isinstance(base, str) or not base.strip():
+        raise ConfigError(f"config {path}: base: expected the path of another config, got {base!r}")
+    base_path = (path.parent / base).resolve()
+    if base_path in chain or base_path == path.resolve():
+        raise ConfigError(f"config {path}: base: {base} makes a cycle ({' -> '.join(str(p) for p in chain)})")
+    if len(chain) >= MAX_BASE_DEPTH:
+        raise ConfigError(f"config {path}: base: more than {MAX_BASE_DEPTH} configs deep")
+    return merge(read_file(base_path, (*chain, path.resolve())), data)
+
+
 def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
-    """The raw mapping of a YAML file (or {}), with ``key=value`` overrides applied."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            text = Path(path).read_text()
-        except (OSError, UnicodeDecodeError) as err:
-            raise ConfigError(f"cannot read config {path}: {err}") from None
-        data = _load_yaml(text, f"config {path}")
-        data = {} if data is None else data
-        if not isinstance(data, dict):
-            raise ConfigError(f"config {path}: expected a mapping of keys, got {type(data).__name__}")
+    """The raw mapping of a YAML file (or {}) on top of its ``base`` chain, with ``key=value`` overrides applied."""
+    data: dict[str, Any] = {} if path is None else read_file(Path(path))
     for text in overrides:
         keys, value = parse_override(text)
         node = data

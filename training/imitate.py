@@ -30,7 +30,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from policies import load_policy
+from dragonstones_env.policies import load_policy
 
 
 @dataclass

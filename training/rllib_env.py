@@ -31,8 +31,8 @@ Box(float32, (NUM_ACTIONS,))}`` (the mask as 0./1. floats): the masking RLModule
   so that remote workers need no files;
 * ``seed``: the base seed; each env runner and vector slot offsets it.
 
-The league is :class:`play.league.League`, the one the SB3 trainer uses, with
-:class:`play.league.PushedVersions` as the source of the learner's versions: one seat
+The league is :class:`training.league.League`, the one the SB3 trainer uses, with
+:class:`training.league.PushedVersions` as the source of the learner's versions: one seat
 per game is the learner, the others are drawn by the league, and a ``latest`` seat is one
 more seat of the learning policy (RLlib trains on every learner seat). Frozen snapshots
 reach the env runners with :meth:`add_snapshot` (the driver calls it on every env runner's
@@ -50,8 +50,8 @@ import numpy as np
 
 from dragonstones_env import games
 from dragonstones_env.games import GameSpec
-from play.league import League, PushedVersions
-from policies import zoo
+from dragonstones_env.policies import zoo
+from training.league import League, PushedVersions
 
 try:  # RLlib is an optional extra: without it this module still imports (for the docs and tests)
     from ray.rllib.env.multi_agent_env import MultiAgentEnv

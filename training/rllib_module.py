@@ -2,7 +2,7 @@
 
 Observations are ``{"observation": (B, OBS_SIZE), "action_mask": (B, NUM_ACTIONS)}`` (see
 :mod:`training.rllib_env`). The actor is ``Linear, act, ..., Linear`` on the observation
-vector, exactly the network of ``policies/checkpoint.py``'s :class:`CheckpointPolicy`; the
+vector, exactly the network of ``dragonstones_env/policies/checkpoint.py``'s :class:`CheckpointPolicy`; the
 action mask then sets every illegal action's logit to ``FLOAT_MIN`` (about -3.4e38, not -inf,
 so that the categorical distribution's entropy and log-probabilities stay finite): an
 illegal action is never sampled, and its probability is exactly 0. The critic is its own

@@ -2,14 +2,14 @@
 
 ``--finetune`` reads SB3's ``model.zip``, which unpickles and so can run code: only for a folder
 one made or trusts like code. ``start: FOLDER`` reads what the package reads to play: the actor's
-``policy.npz`` and the critic's ``value.npz`` (policies/checkpoint.py checks both: names, dtypes,
+``policy.npz`` and the critic's ``value.npz`` (dragonstones_env/policies/checkpoint.py checks both: names, dtypes,
 shapes, finite values; the card: game and layout). A fresh model of the config's PPO settings
 gets those weights, so PPO's first advantages come from the start's critic rather than from
 noise that would undo the actor. A folder without ``value.npz`` (checkpoints written before it
 existed) starts with the start's actor and a fresh critic; the card says which.
 
 The default config (``make train``) starts from ``policies/starts/heuristic-clone``: a clone of
-the heuristic bot made by ``tools/make_clone`` (its card has the command).
+the heuristic bot made by ``training/make_clone`` (its card has the command).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from policies import PolicyError
-from policies.checkpoint import (
+from dragonstones_env.policies import PolicyError
+from dragonstones_env.policies.checkpoint import (
     VALUE_FILE,
     game_spaces,
     load_checkpoint,

@@ -1,4 +1,4 @@
-"""Train a policy with MaskablePPO and league self-play; write it to policies/<run-name>/.
+"""Train a policy with MaskablePPO and league self-play; write it to runs/policies/<run-name>/.
 
     python -m training.train --config configs/default.yaml [--set key=value ...] [--resume]
     python -m training.train --config ... --finetune FOLDER --trust-model-zip
@@ -10,53 +10,43 @@ only for a folder you made yourself or trust like code (README, "Loading checkpo
 The config's ``start`` (training/start.py) starts a new run from a checkpoint folder's actor and
 critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
-Read top to bottom: load the config, build the league and the vectorised environments,
-build (or resume) the model, train with one callback that adds snapshots to the league,
-evaluates against the heuristic, charges the leash to the start (``imitate.anchor_kl``,
-training/anchor.py) and saves checkpoints, then write the result and its card.
-Every hyperparameter is in training/config.py, with its default.
+Read top to bottom: the model's recipes (new, fine-tuned, cloned from a teacher), the run's
+folders, the callback that adds the learner's weights and snapshots to the league, evaluates,
+charges the leash to the start (``imitate.anchor_kl``, training/anchor.py) and saves checkpoints;
+then ``main``: load and check the config, build the league and the vectorised environments,
+build (or resume) the model, train, write the result and its card. Every hyperparameter is in
+training/config.py, with its default; the checks that need more than the keys (the league's
+pool, the teacher, the start's weights) are config.check_sources and start.read_start.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
-import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dragonstones_env.core import same_game
-from play.arena import seat_rotated_match
-from play.league import League, publish_latest
-from policies import PolicyError, load_policy, zoo
-from policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import obs_as_tensor
+
+from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
+from dragonstones_env.evaluation.facts import checked_options
+from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.policies import PolicyError, load_policy, zoo
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint
+from training.league import League, publish_latest
 
 from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
-from .config import PPO, Config, ConfigError, load_config
-from .evaluate import checked_options, panel, panel_opponents, robustness, worst_mix
+from .config import PPO, Config, ConfigError, check_sources, load_config
 from .imitate import Demonstrations, clone, collect
-
-
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=Path(__file__).resolve().parent)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def machine() -> dict[str, Any]:
-    import torch  # the optional train extra, seconds to import
-
-    return {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "torch": torch.__version__}
+from .provenance import git_commit, machine
 
 
 def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict[str, Any]:
@@ -74,7 +64,7 @@ def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     for bot in others:
         if deck is not None and callable(getattr(bot, "use_deck", None)):
-            bot.use_deck(deck)  # a rule bot values the custom cards, as in training.evaluate
+            bot.use_deck(deck)  # a rule bot values the custom cards, as in dragonstones_env.evaluation
     return seat_rotated_match(make, hero, others, games, seed=seed)
 
 
@@ -91,14 +81,14 @@ def ppo_settings(p: PPO) -> dict[str, Any]:
             "ent_coef": p.ent_coef, "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
 
 
-def new_model(MaskablePPO: Any, venv: Any, p: PPO, seed: int, device: str = "cpu",
+def new_model(venv: Any, p: PPO, seed: int, device: str = "cpu",
               tensorboard_log: str | None = None) -> Any:
     """A fresh MaskablePPO model with the hyperparameters of ``p`` (every run's and every exploiter's)."""
     return MaskablePPO("MlpPolicy", venv, **ppo_settings(p), policy_kwargs={"net_arch": list(p.net_arch)},
                        tensorboard_log=tensorboard_log, seed=seed, device=device, verbose=0)
 
 
-def finetune_model(MaskablePPO: Any, venv: Any, folder: str | Path, cfg: Config, tensorboard_log: str) -> Any:
+def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: str) -> Any:
     """The model.zip in ``folder`` with this config's PPO settings (a smaller learning rate, more
     epochs...) and its step count at 0; its network must have the config's shape."""
     model = MaskablePPO.load(Path(folder) / "model.zip", env=venv, device=cfg.device, seed=cfg.seed,
@@ -119,7 +109,7 @@ def teacher_opponents(cfg: Config) -> list[str]:
 def teacher_games(cfg: Config, seed: int, games: int) -> Demonstrations:
     """``games`` games of the teacher from ``seed`` on, in the run's environment (training/imitate.py)."""
     im = cfg.imitate
-    return collect(cfg.env, im.teacher, teacher_opponents(cfg), games, cfg.ppo.gamma, seed, im.max_rows,
+    return collect(cfg.gym_id, im.teacher, teacher_opponents(cfg), games, cfg.ppo.gamma, seed, im.max_rows,
                    **env_kwargs(cfg, None, with_opponents=False))
 
 
@@ -142,39 +132,182 @@ def imitate(model: Any, cfg: Config) -> dict[str, Any]:
             "teacher_win_rate": demos.wins / demos.games, "seconds": round(time.time() - started, 1), **stats}
 
 
-def _start(cfg: Config, args: argparse.Namespace, league: Any, run_dir: Path, ckpt_dir: Path,
-           make_vec_env: Any, MaskablePPO: Any,
-           start_weights: dict[str, Any] | None) -> tuple[Any, Any, dict[str, Any]]:
-    """The environments, the model (new, from the config's start, resumed or fine-tuned) and the run state."""
-    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
-    venv = make_vec_env(cfg.env, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
-                        **env_kwargs(cfg, league))
-    try:
-        state: dict[str, Any] = {"wall_time": 0.0, "evaluations": []}
-        if args.resume:  # this run's own checkpoint, under the user's runs_dir
-            model = MaskablePPO.load(ckpt_dir / "model.zip", env=venv, device=cfg.device)
-            state = json.loads((ckpt_dir / "state.json").read_text())
-            print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
-            return venv, model, state
-        if args.finetune:  # allowed by --trust-model-zip only (checked in main)
-            model = finetune_model(MaskablePPO, venv, args.finetune, cfg, tensorboard_log=str(run_dir / "tb"))
-            print(f"fine-tuning from {args.finetune} with the config's PPO settings")
-        else:
-            model = new_model(MaskablePPO, venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run_dir / "tb"))
-            if start_weights is not None:  # the config's start, read (and checked) in main
-                state["start"] = start.apply_start(model, start_weights)
-                print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
-            if cfg.imitate.teacher:
-                state["imitation"] = imitate(model, cfg)
-        if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
-            save_checkpoint(model, run_dir / "anchor", {"steps": 0, "anchor": True}, cfg.env_name, with_model=False)
-        return venv, model, state
-    except BaseException:
-        venv.close()
-        raise
+@dataclass(frozen=True)
+class RunFolders:
+    """Where one run writes: its run state under ``<runs_dir>/<run_name>``, its result in ``<out_dir>/<run_name>``."""
+
+    root: Path
+    out: Path
+
+    @classmethod
+    def of(cls, cfg: Config) -> RunFolders:
+        return cls(Path(cfg.runs_dir) / cfg.run_name, Path(cfg.out_dir) / cfg.run_name)
+
+    snapshots = property(lambda self: self.root / "snapshots")  # past versions: the league's snapshot seats
+    checkpoint = property(lambda self: self.root / "checkpoint")  # model.zip and state.json, for --resume
+    latest = property(lambda self: self.root / "latest")  # the current weights: the league's latest seats
+    anchor = property(lambda self: self.root / "anchor")  # where PPO started: what the leash pulls towards
+    eval_csv = property(lambda self: self.root / "eval.csv")
+
+    def latest_at(self, t: int) -> Path:
+        return self.latest / f"step-{t:09d}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def refresh_latest(model: Any, run: RunFolders, t: int, env_name: str) -> Path:
+    """The learner's current weights take the league's `latest` seats (the two newest folders are
+    kept: a worker may be loading the previous one)."""
+    save_checkpoint(model, run.latest_at(t), {"steps": t, "latest": True}, env_name, with_model=False)
+    publish_latest(run.root, run.latest_at(t))
+    for old in sorted(run.latest.iterdir())[:-2]:
+        shutil.rmtree(old, ignore_errors=True)
+    return run.latest_at(t)
+
+
+def run_panel(cfg: Config, folder: Path, games: int, seed: int) -> dict[str, Any]:
+    """The robustness panel of the policy in ``folder`` at the evaluation table size."""
+    result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
+                   seed=seed, game=cfg.game, copies=(), env_options=deck_options(cfg) or None)
+    worst = worst_mix(result)
+    return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
+            "games_per_mix": games, "players": cfg.eval.players,
+            "mixes": [{k: row[k] for k in ("opponent", "k", "win_rate", "ratio")} for row in result["mixes"]]}
+
+
+class LeagueCallback(BaseCallback):
+    """The learner's weights and snapshots join the league; evaluations, the leash, checkpoints for --resume.
+
+    ``state`` is the run state saved with each checkpoint (wall time, evaluations, the start).
+    """
+
+    def __init__(self, cfg: Config, run: RunFolders, state: dict[str, Any], leash: Any = None) -> None:
+        super().__init__()
+        self.cfg, self.run, self.state, self.leash = cfg, run, state, leash
+        self.started = time.time()
+
+    def _on_training_start(self) -> None:
+        cfg, t = self.cfg, self.model.num_timesteps  # main published the weights of step t as `latest`
+        self.next_latest = t + cfg.league.latest_every
+        self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
+        self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
+        self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        every = cfg.eval.panel_every
+        self.next_panel = (t // every + 1) * every if every else None
+
+    def _on_step(self) -> bool:
+        cfg, t = self.cfg, self.num_timesteps
+        if t >= self.next_latest:
+            self.next_latest = t + cfg.league.latest_every
+            refresh_latest(self.model, self.run, t, cfg.env_name)
+        if t >= self.next_snapshot:
+            self.next_snapshot += cfg.league.snapshot_every
+            self.snapshot(t)
+        if t >= self.next_eval:
+            self.next_eval += cfg.eval.every
+            self.evaluate(t)
+        if t >= self.next_ckpt:
+            self.next_ckpt += cfg.checkpoint_every
+            self.save()
+        spent = self.state["wall_time"] + time.time() - self.started
+        if cfg.time_budget_s and spent >= cfg.time_budget_s:
+            print(f"time budget of {cfg.time_budget_s:.0f} s reached at {t} timesteps")
+            return False
+        return True
+
+    def snapshot(self, t: int) -> None:
+        """A past version for the league's PFSP seats; only the newest ``max_snapshots`` are kept."""
+        save_checkpoint(self.model, self.run.snapshots / f"step-{t:09d}", {"steps": t, "snapshot": True},
+                        self.cfg.env_name, with_model=False)
+        for old in sorted(self.run.snapshots.iterdir())[: -self.cfg.league.max_snapshots]:
+            shutil.rmtree(old)
+
+    def evaluate(self, t: int) -> None:
+        """Against the heuristic (and the robustness panel when due): TensorBoard, eval.csv, the run state."""
+        cfg = self.cfg
+        result = evaluate_model(self.model, cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
+        low, high = result["ci95"]
+        self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
+        rob = ""
+        if self.next_panel is not None and t >= self.next_panel:
+            self.next_panel += cfg.eval.panel_every
+            p = run_panel(cfg, refresh_latest(self.model, self.run, t, cfg.env_name), cfg.eval.panel_games,
+                          seed=20_000 + t)  # the panel plays the weights of now
+            self.logger.record("eval/robustness", p["robustness"])
+            result["panel"] = p
+            rob = f"{p['robustness']:.4f}"
+        with self.run.eval_csv.open("a") as f:
+            f.write(f"{t},{result['rate']:.4f},{low:.4f},{high:.4f},{rob}\n")
+        self.state["evaluations"].append({"timesteps": t, **result})
+
+    def _on_rollout_end(self) -> None:
+        """The leash (training/anchor.py): each decision's reward pays for its divergence from the
+        clone, then the advantages are computed again from the new rewards."""
+        if self.leash is None:
+            return
+        buf = self.model.rollout_buffer
+        cost, kl = anchor.penalty(self.leash, buf.observations, buf.action_masks, buf.actions, buf.log_probs,
+                                  self.cfg.imitate.anchor_kl)
+        buf.rewards -= cost
+        with torch.no_grad():  # the value after the rollout's last step, as collect_rollouts computed it
+            last = self.model.policy.predict_values(obs_as_tensor(self.locals["new_obs"], self.model.device))
+        buf.compute_returns_and_advantage(last_values=last, dones=self.locals["dones"])
+        self.logger.record("anchor/kl", kl)
+        self.logger.record("anchor/penalty", float(cost.mean()))
+
+    def save(self) -> None:
+        """The checkpoint --resume reads: the whole model and the run state."""
+        self.state["wall_time"] += time.time() - self.started
+        self.started = time.time()
+        self.run.checkpoint.mkdir(parents=True, exist_ok=True)
+        self.model.save(self.run.checkpoint / "model.zip")
+        (self.run.checkpoint / "state.json").write_text(json.dumps(self.state, default=list) + "\n")
+
+
+def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolders,
+                start_weights: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+    """The model (resumed, fine-tuned, new from the config's start or a teacher's clone) and the run state."""
+    state: dict[str, Any] = {"wall_time": 0.0, "evaluations": []}
+    if args.resume:  # this run's own checkpoint, under the user's runs_dir
+        model = MaskablePPO.load(run.checkpoint / "model.zip", env=venv, device=cfg.device)
+        state = json.loads((run.checkpoint / "state.json").read_text())
+        print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
+        return model, state
+    if args.finetune:  # allowed by --trust-model-zip only (checked in main)
+        model = finetune_model(venv, args.finetune, cfg, tensorboard_log=str(run.root / "tb"))
+        print(f"fine-tuning from {args.finetune} with the config's PPO settings")
+    else:
+        model = new_model(venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run.root / "tb"))
+        if start_weights is not None:  # the config's start, read (and checked) in main
+            state["start"] = start.apply_start(model, start_weights)
+            print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
+        if cfg.imitate.teacher:
+            state["imitation"] = imitate(model, cfg)
+    if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
+        save_checkpoint(model, run.anchor, {"steps": 0, "anchor": True}, cfg.env_name, with_model=False)
+    return model, state
+
+
+def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]:
+    """Against the heuristic and random, and the robustness panel, as the config asks."""
+    final: dict[str, Any] = {}
+    for opponent in (cfg.heuristic, "random"):
+        if cfg.eval.final_games:
+            r = evaluate_model(model, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
+            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
+            low, high = r["ci95"]
+            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
+                  f"{opponent} bots over {r['games']} games")
+    if cfg.eval.final_panel_games:
+        folder = refresh_latest(model, run, int(model.num_timesteps), cfg.env_name)
+        p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2)
+        final["panel"] = p
+        w = p["worst_mix"]
+        print(f"robustness: {p['robustness']:.3f} (worst per-seat win rate / parity over every mix at "
+              f"{cfg.eval.players} players, {p['games_per_mix']} games a mix; worst: {w['k']} learner(s) vs "
+              f"{cfg.eval.players - w['k']} {w['opponent']})")
+    return final
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (see configs/ and training/config.py)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -186,241 +319,102 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trust-model-zip", action="store_true",
                         help="allow --finetune to unpickle FOLDER/model.zip: it can run code, so only for "
                              "a folder you made or trust like code")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> None:
+    """What the command line asks of this config and these folders, before anything is written (a ConfigError)."""
     if args.finetune and not args.trust_model_zip:
-        print("--finetune reads a model.zip, which can run code when loaded: add --trust-model-zip if you "
-              "made this folder or trust it like code", file=sys.stderr)
-        return 2
+        raise ConfigError("--finetune reads a model.zip, which can run code when loaded: add --trust-model-zip "
+                          "if you made this folder or trust it like code")
     if args.finetune and args.resume:
-        print("--finetune starts a new run; --resume continues one: give one of them", file=sys.stderr)
-        return 2
+        raise ConfigError("--finetune starts a new run; --resume continues one: give one of them")
     if args.finetune and not (Path(args.finetune) / "model.zip").is_file():
-        print(f"--finetune: there is no {Path(args.finetune) / 'model.zip'}", file=sys.stderr)
-        return 2
+        raise ConfigError(f"--finetune: there is no {Path(args.finetune) / 'model.zip'}")
+    if cfg.start and args.finetune:
+        raise ConfigError(f"start ({cfg.start}) is where the run starts, and so is --finetune: give one of them "
+                          "(--set start= clears start)")
+    if cfg.imitate.anchor_kl and not (cfg.imitate.teacher or cfg.start or args.finetune or args.resume):
+        raise ConfigError("imitate.anchor_kl leashes PPO to where it starts, a clone of imitate.teacher, start or "
+                          "the --finetune model, and random weights are no place to leash to: set one, or "
+                          "imitate.anchor_kl=0")
+    if not args.resume and not args.overwrite and run.root.exists() and any(run.root.iterdir()):
+        raise ConfigError(f"{run.root} exists: use --resume to continue it, or another run_name")
+    if args.resume and not (run.checkpoint / "model.zip").is_file():
+        raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
+    if args.resume and cfg.imitate.anchor_kl and not run.anchor.is_dir():
+        raise ConfigError(f"--resume: imitate.anchor_kl is {cfg.imitate.anchor_kl}, but {run.root} has no anchor "
+                          "to leash to (it was started without one): resume it with imitate.anchor_kl=0")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     try:
         cfg = load_config(args.config, args.set)
+        run = RunFolders.of(cfg)
+        check_command(cfg, args, run)
+        check_sources(cfg)  # the league's pool, the teacher: loaded once, before the run folder exists
+        # a missing or damaged start stops the run here too
+        start_weights = start.read_start(cfg.start, cfg.env_name) if cfg.start and not args.resume else None
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-    if cfg.start and (args.finetune or cfg.imitate.teacher):
-        print(f"config error: start ({cfg.start}) is where the run starts, and so is "
-              f"{'--finetune' if args.finetune else 'imitate.teacher'}: give one of them (--set start= "
-              "clears start)", file=sys.stderr)
-        return 2
-    start_weights = None
-    if cfg.start and not args.resume:
-        try:  # a missing or damaged start must stop the run before the run folder exists
-            start_weights = start.read_start(cfg.start, cfg.env_name)
-        except ConfigError as err:
-            print(f"config error: {err}", file=sys.stderr)
-            return 2
-    if cfg.imitate.anchor_kl and not (cfg.imitate.teacher or cfg.start or args.finetune or args.resume):
-        print("config error: imitate.anchor_kl leashes PPO to where it starts, a clone of imitate.teacher, "
-              "start or the --finetune model, and random weights are no place to leash to: set one, or "
-              "imitate.anchor_kl=0", file=sys.stderr)
-        return 2
-    lg = cfg.league
-    league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
-                    table=lg.table, mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
-    try:  # a bad pool spec must stop the run here, before the run folder exists
-        league.check()
-    except (PolicyError, ValueError) as err:
-        print(f"config error: league.pool: {err}", file=sys.stderr)
-        return 2
-    for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
-        try:  # an unknown teacher, or one of another game, must stop the run before any training
-            game = getattr(load_policy(spec), "game", None)
-        except PolicyError as err:
-            print(f"config error: imitate: {err}", file=sys.stderr)
-            return 2
-        if game is not None and not same_game(game, cfg.env_name):
-            print(f"config error: imitate: {spec!r} plays {game}, not {cfg.env_name}", file=sys.stderr)
-            return 2
-
-    # -- the rest needs the training stack (torch, SB3: seconds to import, and an optional extra);
-    # imported here so that config errors are instant and the module imports without them
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.utils import obs_as_tensor
-
     torch.set_num_threads(cfg.torch_threads)
-    run_dir = Path(cfg.runs_dir) / cfg.run_name
-    snapshot_dir = run_dir / "snapshots"
-    ckpt_dir = run_dir / "checkpoint"
-    out_dir = Path(cfg.out_dir) / cfg.run_name
-    env_name = cfg.env_name
-    if args.overwrite and not args.resume and run_dir.exists():
-        shutil.rmtree(run_dir)
-    if not args.resume and run_dir.exists() and any(run_dir.iterdir()):
-        print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
-        return 2
-    if args.resume and not (ckpt_dir / "model.zip").is_file():
-        print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
-        return 2
-    if args.resume and cfg.imitate.anchor_kl and not (run_dir / "anchor").is_dir():
-        print(f"--resume: imitate.anchor_kl is {cfg.imitate.anchor_kl}, but {run_dir} has no anchor to leash to "
-              "(it was started without one): resume it with imitate.anchor_kl=0", file=sys.stderr)
-        return 2
-    created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if args.overwrite and not args.resume and run.root.exists():
+        shutil.rmtree(run.root)
+    created = not run.root.exists()
+    run.root.mkdir(parents=True, exist_ok=True)
+    (run.root / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+
+    lg = cfg.league
+    league = League(run.root, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic, table=lg.table,
+                    mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
+    venv = None
     try:
-        venv, model, state = _start(cfg, args, league, run_dir, ckpt_dir, envs.make_vec_env, MaskablePPO, start_weights)
+        venv = envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
+                                 **env_kwargs(cfg, league))
+        model, state = build_model(cfg, args, venv, run, start_weights)
+        leash = load_checkpoint(run.anchor, "anchor", seed=0, deterministic=False) if cfg.imitate.anchor_kl else None
     except BaseException as err:
-        # A run that fails to start must not block the same command ("exists: use --resume"
-        # while --resume finds no checkpoint): remove the folder it made.
+        if venv is not None:
+            venv.close()
+        # A run that fails to start must not block the same command ("exists: use --resume" while
+        # --resume finds no checkpoint): remove the folder it made.
         if created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-        if isinstance(err, ConfigError):  # --finetune from a network of another shape
+            shutil.rmtree(run.root, ignore_errors=True)
+        if isinstance(err, (ConfigError, PolicyError)):  # --finetune of another shape, a damaged anchor
             print(f"config error: {err}", file=sys.stderr)
             return 2
         raise
-    leash = None
-    if cfg.imitate.anchor_kl:
-        try:
-            leash = load_checkpoint(run_dir / "anchor", "anchor", seed=0, deterministic=False)
-        except PolicyError as err:  # a damaged anchor folder
-            venv.close()
-            print(f"imitate.anchor_kl: {err}", file=sys.stderr)
-            return 2
-    eval_csv = run_dir / "eval.csv"
-    if not eval_csv.exists():
-        eval_csv.write_text("timesteps,win_rate,ci_low,ci_high,robustness\n")
+    if not run.eval_csv.exists():
+        run.eval_csv.write_text("timesteps,win_rate,ci_low,ci_high,robustness\n")
 
-    def run_panel(folder: Path, games: int, seed: int) -> dict[str, Any]:
-        """The robustness panel of the policy in ``folder`` at the evaluation table size."""
-        result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
-                       seed=seed, game=cfg.game, copies=(), env_options=deck_options(cfg) or None)
-        worst = worst_mix(result)
-        return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
-                "games_per_mix": games, "players": cfg.eval.players,
-                "mixes": [{k: row[k] for k in ("opponent", "k", "win_rate", "ratio")} for row in result["mixes"]]}
-
-    latest_dir = run_dir / "latest"
-
-    def refresh_latest(t: int) -> None:
-        """The learner's current weights take the league's `latest` seats (the two newest folders
-        are kept: a worker may be loading the previous one)."""
-        save_checkpoint(model, latest_dir / f"step-{t:09d}", {"steps": t, "latest": True}, env_name, with_model=False)
-        publish_latest(run_dir, latest_dir / f"step-{t:09d}")
-        for old in sorted(latest_dir.iterdir())[:-2]:
-            shutil.rmtree(old, ignore_errors=True)
-
-    class LeagueCallback(BaseCallback):
-        """The learner's weights and snapshots join the league, evaluations, checkpoints for --resume."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            t = model.num_timesteps
-            refresh_latest(t)
-            self.next_latest = t + cfg.league.latest_every
-            self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
-            self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
-            self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-            every = cfg.eval.panel_every
-            self.next_panel = (t // every + 1) * every if every else None
-            self.started = time.time()
-
-        def _on_step(self) -> bool:
-            t = self.num_timesteps
-            if t >= self.next_latest:
-                self.next_latest = t + cfg.league.latest_every
-                refresh_latest(t)
-            if t >= self.next_snapshot:
-                self.next_snapshot += cfg.league.snapshot_every
-                save_checkpoint(self.model, snapshot_dir / f"step-{t:09d}", {"steps": t, "snapshot": True},
-                                env_name, with_model=False)
-                for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
-                    for f in old.iterdir():
-                        f.unlink()
-                    old.rmdir()
-            if t >= self.next_eval:
-                self.next_eval += cfg.eval.every
-                result = evaluate_model(self.model, cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
-                low, high = result["ci95"]
-                self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
-                rob = ""
-                if self.next_panel is not None and t >= self.next_panel:
-                    self.next_panel += cfg.eval.panel_every
-                    refresh_latest(t)  # the panel plays the weights of now
-                    p = run_panel(latest_dir / f"step-{t:09d}", cfg.eval.panel_games, seed=20_000 + t)
-                    self.logger.record("eval/robustness", p["robustness"])
-                    result["panel"] = p
-                    rob = f"{p['robustness']:.4f}"
-                with eval_csv.open("a") as f:
-                    f.write(f"{t},{result['rate']:.4f},{low:.4f},{high:.4f},{rob}\n")
-                state["evaluations"].append({"timesteps": t, **result})
-            if t >= self.next_ckpt:
-                self.next_ckpt += cfg.checkpoint_every
-                self.save()
-            spent = state["wall_time"] + time.time() - self.started
-            if cfg.time_budget_s and spent >= cfg.time_budget_s:
-                print(f"time budget of {cfg.time_budget_s:.0f} s reached at {t} timesteps")
-                return False
-            return True
-
-        def _on_rollout_end(self) -> None:
-            """The leash (training/anchor.py): each decision's reward pays for its divergence
-            from the clone, then the advantages are computed again from the new rewards."""
-            if leash is None:
-                return
-            buf = self.model.rollout_buffer
-            cost, kl = anchor.penalty(leash, buf.observations, buf.action_masks, buf.actions, buf.log_probs,
-                                      cfg.imitate.anchor_kl)
-            buf.rewards -= cost
-            with torch.no_grad():  # the value after the rollout's last step, as collect_rollouts computed it
-                last = self.model.policy.predict_values(obs_as_tensor(self.locals["new_obs"], self.model.device))
-            buf.compute_returns_and_advantage(last_values=last, dones=self.locals["dones"])
-            self.logger.record("anchor/kl", kl)
-            self.logger.record("anchor/penalty", float(cost.mean()))
-
-        def save(self) -> None:
-            state["wall_time"] += time.time() - self.started
-            self.started = time.time()
-            ckpt_dir.mkdir(parents=True, exist_ok=True)
-            model.save(ckpt_dir / "model.zip")  # also when no step was left to learn (a finished run resumed)
-            (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
-
-    callback = LeagueCallback()
+    refresh_latest(model, run, model.num_timesteps, cfg.env_name)  # the league's latest seats, from the first game
+    callback = LeagueCallback(cfg, run, state, leash)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=cfg.progress_bar,
                     tb_log_name="ppo")
-    callback.save()
+    else:
+        callback.init_callback(model)
+    callback.save()  # also when no step was left to learn (a finished run resumed)
     venv.close()
 
     # -- the result: the model, its card, and a final evaluation
-    final = {}
-    for opponent in (cfg.heuristic, "random"):
-        if cfg.eval.final_games:
-            r = evaluate_model(model, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
-            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
-            low, high = r["ci95"]
-            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
-                  f"{opponent} bots over {r['games']} games")
-    if cfg.eval.final_panel_games:
-        t = int(model.num_timesteps)
-        refresh_latest(t)
-        p = run_panel(latest_dir / f"step-{t:09d}", cfg.eval.final_panel_games, seed=cfg.seed + 2)
-        final["panel"] = p
-        w = p["worst_mix"]
-        print(f"robustness: {p['robustness']:.3f} (worst per-seat win rate / parity over every mix at "
-              f"{cfg.eval.players} players, {p['games_per_mix']} games a mix; worst: {w['k']} learner(s) vs "
-              f"{cfg.eval.players - w['k']} {w['opponent']})")
     card = {
         "steps": int(model.num_timesteps),
         "wall_time_s": round(state["wall_time"], 1),
         "config": cfg.to_dict(),
-        "machine": machine(),
+        "machine": machine("torch"),
         "git_commit": git_commit(),
-        "evaluation": final,
+        "evaluation": final_evaluation(model, cfg, run),
         **({"imitation": state["imitation"]} if "imitation" in state else {}),
         **({"start": state["start"]} if "start" in state else {}),
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
     }
-    save_checkpoint(model, out_dir, card, env_name)
-    print(f"wrote {out_dir} ({model.num_timesteps} timesteps, {state['wall_time']:.0f} s); "
-          f"load it with load_policy({str(out_dir)!r})")
+    save_checkpoint(model, run.out, card, cfg.env_name)
+    print(f"wrote {run.out} ({model.num_timesteps} timesteps, {state['wall_time']:.0f} s); "
+          f"load it with load_policy({str(run.out)!r}), ship it with python -m training.promote")
     return 0
 
 

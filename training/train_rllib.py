@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
-import platform
 import shutil
 import sys
 import time
@@ -34,14 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import dragonstones_env
-import play
-import policies
 import training
 from dragonstones_env.core import same_game
-from play.arena import seat_rotated_match
-from play.league import KINDS
-from policies import PolicyError, load_policy
-from policies.checkpoint import CARD_FILE, POLICY_FILE, CheckpointPolicy, expected_layout
+from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.policies import PolicyError, load_policy
+from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, CheckpointPolicy, expected_layout
+from training.league import KINDS
 
 from .config import (
     LIMITS,
@@ -58,8 +54,8 @@ from .config import (
     validate_net_arch,
     validate_run,
 )
+from .provenance import git_commit, machine
 from .rllib_env import DragonstonesMultiAgentEnv  # imports without ray (its MultiAgentEnv base falls back)
-from .train import git_commit
 
 MODULE_ID = "shared"  # the one RLModule every seat maps to
 ENV_NAME = "dragonstones_rllib"  # the name the env is registered under with Ray Tune's registry
@@ -77,7 +73,7 @@ class RayConfig:
     num_learners: int = 0  # 0: learn in the driver; >= 1: Learner actors (data-parallel, one per GPU)
     num_cpus_per_learner: float = 1.0
     num_gpus_per_learner: float = 0.0
-    ship_code: bool = False  # upload dragonstones_env/, policies/, training/ to the cluster (runtime_env)
+    ship_code: bool = False  # upload dragonstones_env/ and training/ to the cluster (runtime_env)
 
 
 @dataclass
@@ -98,7 +94,7 @@ class RLlibConfig(RunConfig):
     total_timesteps: int = 200_000  # env steps: decisions of learning seats
     ray: RayConfig = field(default_factory=RayConfig)
     ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
-    # the same section as training/train.py's (play/league.py): one YAML league for both trainers
+    # the same section as training/train.py's (training/league.py): one YAML league for both trainers
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
@@ -232,7 +228,7 @@ def init_ray(cfg: RLlibConfig) -> None:
         return
     kwargs: dict[str, Any] = {"log_to_driver": True}
     if cfg.ray.ship_code:
-        folders = [str(Path(m.__file__).resolve().parent) for m in (dragonstones_env, play, policies, training)]
+        folders = [str(Path(m.__file__).resolve().parent) for m in (dragonstones_env, training)]
         kwargs["runtime_env"] = {"py_modules": folders}
     if cfg.ray.address:
         ray.init(address=cfg.ray.address, **kwargs)
@@ -289,15 +285,6 @@ def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int
     hero = CheckpointPolicy(weights, activation, spec="training", seed=seed)
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
-
-
-def machine() -> dict[str, Any]:
-    # the optional rllib extra
-    import ray
-    import torch
-
-    return {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "torch": torch.__version__, "ray": ray.__version__}
 
 
 def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], env_name: str) -> Path:
@@ -453,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps": steps,
         "wall_time_s": round(state["wall_time"], 1),
         "config": cfg.to_dict(),
-        "machine": machine(),
+        "machine": machine("torch", "ray"),
         "git_commit": git_commit(),
         "evaluation": final,
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],

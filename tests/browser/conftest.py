@@ -48,7 +48,7 @@ def server_url() -> str:
     try:
         import uvicorn
 
-        from play.app.server import create_app
+        from dragonstones_env.play.app.server import create_app
     except ImportError as err:
         _missing(f"the [app] extra is not installed ({err})")
     with socket.socket() as s:

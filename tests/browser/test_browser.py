@@ -87,7 +87,7 @@ def _check_views(page, steps):
 
 def test_fist_game_against_random_bots_then_its_replay(page, server_url):
     rng = random.Random(0)
-    _start(page, server_url, "fist", 4, "random", seed=11)
+    _start(page, server_url, "dragonstones", 4, "random", seed=11)
     made = _play_by_clicking(page, rng, shot_at=6, shot=DOCS / "app-play.png")
     assert made > 5
     assert page.text_content("#winners").startswith("Winner: player_")
@@ -111,7 +111,7 @@ def test_fist_game_against_random_bots_then_its_replay(page, server_url):
 
 def test_replay_with_checkpoint_insight(page, server_url):
     """A game of four champions (all bots: it plays out when created), opened from pasted JSON."""
-    body = json.dumps({"game": "fist", "players": 4, "seats": ["champion"] * 4, "seed": 4}).encode()
+    body = json.dumps({"game": "dragonstones", "players": 4, "seats": ["champion"] * 4, "seed": 4}).encode()
     req = urllib.request.Request(f"{server_url}/api/games", body, {"Content-Type": "application/json"})
     gid = json.load(urllib.request.urlopen(req))["id"]
     saved = urllib.request.urlopen(f"{server_url}/api/games/{gid}/record").read().decode()

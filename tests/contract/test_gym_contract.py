@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
+import pytest
 from gymnasium.utils.env_checker import check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import dragonstones_env  # noqa: F401  (registers the ids)
-from policies import load_policy
+from dragonstones_env.policies import load_policy
+from tests.extras import TRAIN, TRAIN_MODULE
 
 
 def test_the_gym_id_is_registered_and_passes_the_checkers(spec):
@@ -17,7 +18,13 @@ def test_the_gym_id_is_registered_and_passes_the_checkers(spec):
     assert obs.shape == (spec.raw_env.OBS_SIZE,) and e.action_space.n == spec.raw_env.NUM_ACTIONS
     assert info["num_players"] == spec.default_players
     check_env(e.unwrapped, skip_render_check=True)
-    sb3_check_env(e.unwrapped, warn=True)
+
+
+def test_the_gym_id_passes_stable_baselines3s_checker(spec):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    sb3_check_env(gym.make(spec.gym_id, opponents=spec.default_bot).unwrapped, warn=True)
 
 
 def test_an_episode_against_random_ends_with_a_reward_in_range(spec):

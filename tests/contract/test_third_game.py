@@ -1,6 +1,6 @@
 """A third game, defined only in the tests (toy_auction.py), works everywhere once registered:
 the contract tests (they run over it too, see conftest.py), the Gymnasium id, load_policy("random"),
-training.evaluate and a short training.train run -- with no edit outside its file."""
+dragonstones_env.evaluation and a short training.train run -- with no edit outside its file."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from dragonstones_env import games
-from policies import load_policy
+from dragonstones_env.evaluation import evaluate, player_range
+from dragonstones_env.policies import load_policy
 from tests.contract.conftest import TOY
-from training.evaluate import evaluate, player_range
-from training.train import main as train
+from tests.extras import TRAIN, TRAIN_MODULE
 
 
 @pytest.fixture
@@ -51,8 +51,11 @@ def test_evaluate_plays_it(toy):
 
 
 def test_a_short_training_run_on_it(toy, tmp_path):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.train import main as train
+
     cfg = {
-        "env": "ToyAuction-v0", "num_players": 3, "run_name": "toy", "total_timesteps": 256,
+        "game": "toyauction", "num_players": 3, "run_name": "toy", "total_timesteps": 256,
         "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
         "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "league": {"mix": {"random": 1.0}},

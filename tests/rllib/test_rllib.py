@@ -19,9 +19,9 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 
 from dragonstones_env import env as make_aec
-from play.arena import play_game, seat_rotated_match
-from policies import RandomPolicy, load_policy
-from policies.checkpoint import CheckpointPolicy
+from dragonstones_env.play.arena import play_game, seat_rotated_match
+from dragonstones_env.policies import RandomPolicy, load_policy
+from dragonstones_env.policies.checkpoint import CheckpointPolicy
 from training.config import ConfigError
 from training.rllib_env import DragonstonesMultiAgentEnv
 from training.rllib_module import MaskedMLPModule, actor_weights, actor_weights_from_state
@@ -248,8 +248,8 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
 
     # ... with neither Ray nor torch importable
     script = ("import sys; sys.modules['ray'] = sys.modules['torch'] = None\n"
-              "from dragonstones_env import env; from play.arena import play_game\n"
-              "from policies import load_policy\n"
+              "from dragonstones_env import env; from dragonstones_env.play.arena import play_game\n"
+              "from dragonstones_env.policies import load_policy\n"
               f"p = load_policy({str(out)!r}, seed=0)\n"
               "r = play_game(lambda: env(num_players=3), [p, load_policy('random'), p], 'abc', seed=1)\n"
               "print(type(p).__name__, r.steps > 0)")

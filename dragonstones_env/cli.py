@@ -1,0 +1,64 @@
+"""The ``dragonstones`` command: ``serve`` (the browser table), ``play`` (the terminal table),
+``replay`` (a record to an animated GIF) and ``evaluate`` (tournaments and panels).
+
+    dragonstones serve [--host 127.0.0.1] [--port 8000]
+    dragonstones play --game dragonstones --players 4 --opponents champion
+    dragonstones replay RECORD.json --gif out.gif [--seat 0]
+    dragonstones evaluate --panel champion --players 4 --games 200 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import games
+from .evaluation.cli import main as evaluate_main
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dragonstones", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="the browser table (binds 127.0.0.1 unless told otherwise)")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    p = sub.add_parser("play", help="play in the terminal against bots")
+    p.add_argument("--game", choices=games.ids(), default="dragonstones", help="which game (default: dragonstones)")
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--opponents", nargs="+", default=None, help="one policy spec for every other seat, or one per seat")
+    p.add_argument("--seat", type=int, default=0, help="your seat")
+    p.add_argument("--seed", type=int, default=None)
+    r = sub.add_parser("replay", help="turn a game record (JSON) into an animated GIF")
+    r.add_argument("record", help="the engine's JSON record, or a file saved by the app")
+    r.add_argument("--gif", required=True, help="the GIF to write")
+    r.add_argument("--seat", default="0", help="whose view to draw (a seat number)")
+    r.add_argument("--ms", type=int, default=400, help="milliseconds per frame")
+    # listed for --help; its arguments are read by its own parser (python -m dragonstones_env.evaluation)
+    sub.add_parser("evaluate", help="tournaments and panels: dragonstones evaluate --help", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["evaluate"]:
+        return evaluate_main(argv[1:], prog="dragonstones evaluate")
+    args = _parser().parse_args(argv)
+    # Each command imports its own optional extra (Starlette and uvicorn, rich, Pillow) only when
+    # it runs, so that `dragonstones play` works without the web stack and the reverse.
+    if args.command == "serve":
+        from .play.app.server import serve
+
+        serve(args.host, args.port)
+        return 0
+    if args.command == "play":
+        from .play.terminal import play
+
+        return play(args.game, args.players, args.opponents, args.seat, args.seed)
+    from .play.gif import record_to_gif
+
+    return record_to_gif(args.record, args.gif, args.seat, args.ms)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""What evaluation needs to know about a game and its options: the spec, table sizes, a custom deck,
+line-ups and seeds. The bottom of the evaluation package."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env import games
+from dragonstones_env.games import GameSpec
+
+CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
+PANEL_GAMES = 200  # games per panel mix by default: enough to spot a weakness, not to claim one (use >= 1000)
+
+
+
+# ---------------------------------------------------------------------------- per-game facts
+# What evaluation needs to know about a game -- its bot, its figures (turns, auctions, unwon), what
+# stalling means there, its table sizes -- is its GameSpec, in the game registry.
+GAMES = games.ids()  # the games registered at import (the command line's choices)
+
+
+def game_facts(game: str) -> GameSpec:
+    """The spec of ``game`` (an EvaluationError naming the known games if there is none)."""
+    try:
+        return games.get(game)
+    except games.UnknownGameError:
+        raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(games.ids())}") from None
+
+
+def check_positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise EvaluationError(f"{name} must be a positive int, got {value!r}")
+
+
+class EvaluationError(ValueError):
+    """A bad evaluation request (unknown spec, table size, line-up); the message says what to fix."""
+
+
+# ---------------------------------------------------------------------------- games and line-ups
+def player_range(game: str) -> tuple[int, int]:
+    """The table sizes ``game`` allows (inclusive)."""
+    players = game_facts(game).players
+    return players.start, players.stop - 1
+
+
+# Env options of every game evaluate() plays in this process (Fist's custom deck, issue #16:
+# ``characters``, ``exclude``); set by evaluate(env_options=...), in-process only (workers=1).
+ENV_OPTIONS: dict[str, Any] = {}
+# The custom deck of those options (or None): bots that can value one are told it (use_deck).
+ENV_DECK: list[Any] = [None]
+
+
+def checked_options(game: str, players: int, env_options: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """``env_options`` checked (a bad option fails here), with a custom deck's cards loaded once, and that deck.
+
+    Every game builds a new env; a deck file given as a path would be read and validated (its
+    conservation check: a fraction of a second) for each of them, so the options hold the
+    deck's checked cards instead. The deck is None for the box's.
+    """
+    probe = game_facts(game).env(num_players=players, **env_options)
+    deck = getattr(probe.unwrapped, "deck", None)
+    options = dict(env_options)
+    if deck is not None:
+        options.update(characters=list(deck.custom), exclude=list(deck.exclude))
+    return options, deck
+
+
+@contextlib.contextmanager
+def custom_deck(game: str, players: int, env_options: dict[str, Any] | None, workers: int) -> Iterator[None]:
+    """Play this process's games with ``env_options`` (Fist's custom deck) while inside; checked first.
+
+    The options live in this process only (``ENV_OPTIONS``), so they need ``workers=1``; a bad option
+    fails here, before any game, and rule bots are told the deck (``ENV_DECK``, ``use_deck``).
+    """
+    if env_options and workers > 1:
+        raise EvaluationError("env_options (a custom deck) are played with workers=1")
+    ENV_OPTIONS.clear()
+    if env_options:
+        options, ENV_DECK[0] = checked_options(game, players, env_options)
+        ENV_OPTIONS.update(options)
+    try:
+        yield
+    finally:
+        ENV_OPTIONS.clear()  # this evaluation's deck only
+        ENV_DECK[0] = None
+
+
+def env_factory(game: str, players: int):
+    """A picklable zero-argument function building a new environment of ``game``."""
+    return partial(game_facts(game).env, num_players=players, **ENV_OPTIONS)
+
+
+def lineups(specs: Sequence[str], players: int, games: int, seed: int = 0,
+            lineup: Sequence[str] | None = None) -> list[tuple[str, ...]]:
+    """The spec seated at each seat of each game.
+
+    * ``lineup`` given (one spec per seat): game ``g`` seats ``lineup[(i + g) % players]`` at seat ``i``.
+    * exactly ``players`` specs: the same with ``lineup = specs`` (every game seats all of them,
+      and every ``players`` consecutive games cover all rotations).
+    * fewer specs than seats: the specs repeated in turn to fill the table, then rotated.
+    * more specs than seats: groups of ``players`` specs, each time those that have played
+      least (ties broken by a generator seeded with ``seed``), in a shuffled order, each group
+      playing ``players`` consecutive games in all its rotations.
+    """
+    specs = list(specs)
+    if lineup is None and len(specs) <= players:
+        lineup = [specs[i % len(specs)] for i in range(players)]
+    if lineup is not None:
+        return [tuple(lineup[(i + g) % players] for i in range(players)) for g in range(games)]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x11E0]))
+    counts = np.zeros(len(specs))
+    out: list[tuple[str, ...]] = []
+    while len(out) < games:
+        order = np.lexsort((rng.random(len(specs)), counts))  # least played first, random among equals
+        group = [int(k) for k in rng.permutation(order[:players])]
+        counts[group] += 1
+        for r in range(min(players, games - len(out))):
+            out.append(tuple(specs[group[(i + r) % players]] for i in range(players)))
+    return out
+
+
+def policy_seed(seed: int, game_index: int, seat: int) -> int:
+    """The seed a policy is reset with for one game and seat."""
+    return int(np.random.SeedSequence([seed, game_index, seat]).generate_state(1)[0])

@@ -1,0 +1,262 @@
+"""Whole games between policies over worker processes: win rates with Wilson intervals and OpenSkill
+ratings (:func:`evaluate`)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dragonstones_env.core import same_game
+from dragonstones_env.play.arena import GameResult, play_game, wilson_interval
+from dragonstones_env.policies import load_policy
+
+from .facts import (
+    CHUNK,
+    ENV_DECK,
+    EvaluationError,
+    check_positive_int,
+    custom_deck,
+    env_factory,
+    game_facts,
+    lineups,
+    player_range,
+    policy_seed,
+)
+from .report import write_outputs
+
+
+# ---------------------------------------------------------------------------- playing (workers)
+class _Player:
+    """The policies of one process: per spec, one instance per copy seated in the same game."""
+
+    def __init__(self, game: str, players: int, seed: int, deterministic: bool,
+                 preloaded: dict[str, Any] | None = None):
+        self.game = game
+        self.make_env = {players: env_factory(game, players)}  # per table size (a panel plays several)
+        self.figures = game_facts(game).figures
+        self.seed = seed
+        self.deterministic = deterministic
+        self.cache: dict[str, list[Any]] = {spec: [p] for spec, p in (preloaded or {}).items()}
+
+    def _load(self, spec: str, seed: int | None) -> Any:
+
+        policy = load_policy(spec, seed=seed, deterministic=self.deterministic)
+        if "torch" in sys.modules:  # several processes share few cores: one thread each
+            sys.modules["torch"].set_num_threads(1)
+        return policy
+
+    def _policy(self, spec: str, copy: int, seed: int) -> Any:
+        instances = self.cache.setdefault(spec, [])
+        while len(instances) <= copy:
+            instances.append(self._load(spec, seed))
+        policy = instances[copy]
+        if callable(getattr(policy, "reset", None)):
+            policy.reset(seed)
+        else:  # no reset(): a new instance per game keeps results independent of the worker
+            policy = instances[copy] = self._load(spec, seed)
+        if ENV_DECK[0] is not None and callable(getattr(policy, "use_deck", None)):
+            policy.use_deck(ENV_DECK[0])  # a rule bot values the custom cards (after its reset)
+        return policy
+
+    def play(self, game_index: int, seats: Sequence[str]) -> dict[str, Any]:
+        copies: dict[str, int] = {}
+        policies = []
+        for seat, spec in enumerate(seats):
+            copy = copies[spec] = copies.get(spec, -1) + 1
+            policies.append(self._policy(spec, copy, policy_seed(self.seed, game_index, seat)))
+        n = len(seats)
+        if n not in self.make_env:
+            self.make_env[n] = env_factory(self.game, n)
+        result: GameResult = play_game(self.make_env[n], policies, list(seats), self.seed + game_index,
+                                       inspect=self.figures)
+        return {"game": game_index, **result.to_dict()}
+
+    def play_chunk(self, chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, Any]]:
+        return [self.play(g, seats) for g, seats in chunk]
+
+
+_WORKER: _Player | None = None
+
+
+def _worker_init(game: str, players: int, seed: int, deterministic: bool) -> None:
+    global _WORKER
+    _WORKER = _Player(game, players, seed, deterministic)
+
+
+def _worker_chunk(chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, Any]]:
+    assert _WORKER is not None
+    return _WORKER.play_chunk(chunk)
+
+
+def _worker_table_chunk(task: tuple[int, Sequence[tuple[int, Sequence[str]]]]) -> tuple[int, list[dict[str, Any]]]:
+    table, chunk = task
+    return table, _worker_chunk(chunk)
+
+
+def _context() -> mp.context.BaseContext:
+    return mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+
+
+def preload(specs: Sequence[str], game: str, deterministic: bool) -> dict[str, Any]:
+    """Each spec loaded once, so that a bad one fails before any game (and one process reuses them)."""
+    preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
+    for spec, policy in preloaded.items():
+        plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
+        if plays is not None and not same_game(plays, game):
+            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}")
+    return preloaded
+
+
+def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]], game: str, players: int, seed: int,
+               deterministic: bool, preloaded: dict[str, Any], workers: int, progress: bool,
+               desc: str) -> dict[int, list[dict[str, Any]]]:
+    """Play ``(table, [(game_index, seats), ...])`` tasks in this process or in ``workers`` processes.
+
+    Returns each table's game records in game order: the order tasks finish in never shows.
+    """
+    from tqdm import tqdm  # the train extra: evaluation imports it only when it shows progress
+
+    out: dict[int, list[dict[str, Any]]] = {table: [] for table, _ in tasks}
+    total = sum(len(chunk) for _, chunk in tasks)
+    with tqdm(total=total, desc=desc, unit="game", disable=not progress, file=sys.stderr) as bar:
+        if workers == 1:
+            player = _Player(game, players, seed, deterministic, preloaded)
+            for table, chunk in tasks:
+                out[table].extend(player.play_chunk(chunk))
+                bar.update(len(chunk))
+        else:
+            with _context().Pool(min(workers, len(tasks)), _worker_init,
+                                 (game, players, seed, deterministic)) as pool:
+                for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
+                    out[table].extend(done)
+                    bar.update(len(done))
+    for records in out.values():
+        records.sort(key=lambda rec: rec["game"])
+    return out
+
+
+# ---------------------------------------------------------------------------- statistics
+def summarize(records: Sequence[dict[str, Any]], specs: Sequence[str]) -> list[dict[str, Any]]:
+    """Per distinct spec: games, wins, win rate and interval, mean reward, OpenSkill rating; best first."""
+    from openskill.models import PlackettLuce  # the train extra, needed only for ratings
+
+    distinct = list(dict.fromkeys(specs))
+    model = PlackettLuce()
+    ratings = {spec: model.rating(name=spec) for spec in distinct}
+    stats = {spec: {"games": 0, "wins": 0.0, "reward": 0.0, "truncated": 0} for spec in distinct}
+    for rec in records:
+        winners = set(rec["winners"])
+        for seat, spec in enumerate(rec["seats"]):
+            s = stats[spec]
+            s["games"] += 1
+            s["reward"] += rec["rewards"][seat]
+            s["truncated"] += bool(rec["truncated"])
+            if seat in winners:
+                s["wins"] += 1.0 / len(winners)
+        # One OpenSkill player per distinct spec in the game: rank 1 if one of its seats won, else 2.
+        present = list(dict.fromkeys(rec["seats"]))
+        if len(present) >= 2:
+            won = {rec["seats"][w] for w in winners}
+            new = model.rate([[ratings[spec]] for spec in present], ranks=[1 if spec in won else 2 for spec in present])
+            for spec, team in zip(present, new, strict=True):
+                ratings[spec] = team[0]
+    rows = []
+    for spec in distinct:
+        s, r = stats[spec], ratings[spec]
+        n = s["games"]
+        low, high = wilson_interval(s["wins"], n)
+        rows.append({
+            "spec": spec,
+            "games": n,
+            "wins": s["wins"],
+            "win_rate": s["wins"] / n if n else 0.0,
+            "ci_low": low,
+            "ci_high": high,
+            "truncated": s["truncated"],
+            "mean_reward": s["reward"] / n if n else 0.0,
+            "mu": r.mu,
+            "sigma": r.sigma,
+            "rating": r.mu - 3 * r.sigma,
+        })
+    rows.sort(key=lambda row: (-row["rating"], -row["win_rate"], row["spec"]))
+    return rows
+
+
+# ---------------------------------------------------------------------------- the evaluation
+def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, seed: int = 0,
+             lineup: Sequence[str] | None = None, game: str = "dragonstones", deterministic: bool = False,
+             out: str | Path | None = None, run_dir: str | Path | None = None, progress: bool = True,
+             env_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Play ``games`` games between ``specs`` at a table of ``players`` and summarize them.
+
+    ``env_options``: options of the game's env for every game, such as Fist's custom deck
+    (``{"characters": "examples/characters.yaml", "exclude": ["Troll"]}``); with ``workers=1``.
+
+    ``specs`` are policy specs for :func:`policies.load_policy` (names or checkpoint paths);
+    ``lineup`` optionally fixes the spec of each seat (rotated from game to game, see
+    :func:`lineups`). Returns a dict with the settings, ``"policies"`` (one row per distinct
+    spec, best rating first: ``spec, games, wins, win_rate, ci_low, ci_high, truncated,
+    mean_reward, mu, sigma, rating``), ``"truncated"`` (games without a winner) and
+    ``"games"`` (one record per game). With ``out``, also writes the report files there (see
+    :func:`write_outputs`). Raises :class:`EvaluationError` (or :class:`policies.PolicyError`
+    for a spec that cannot be loaded) before any game is played.
+    """
+    specs = [str(s) for s in specs]
+    lineup = None if lineup is None else [str(s) for s in lineup]
+    low, high = player_range(game)
+    if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
+        raise EvaluationError(f"{game} is played by {low} to {high} players, got players={players!r}")
+    check_positive_int("games", games)
+    check_positive_int("workers", workers)
+    if not specs and lineup:
+        specs = list(dict.fromkeys(lineup))
+    if not specs:
+        raise EvaluationError("no policy specs given")
+    if lineup is not None:
+        if len(lineup) != players:
+            raise EvaluationError(f"the line-up has {len(lineup)} specs but the table has {players} seats")
+        stray = sorted(set(lineup) - set(specs))
+        unused = sorted(set(specs) - set(lineup))
+        if stray or unused:
+            raise EvaluationError(
+                "the line-up and the policies must name the same specs"
+                + (f"; in the line-up only: {', '.join(stray)}" if stray else "")
+                + (f"; never seated by the line-up: {', '.join(unused)}" if unused else "")
+            )
+    if run_dir is not None and not (Path(run_dir) / "eval.csv").is_file():
+        raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
+
+    with custom_deck(game, players, env_options, workers):
+        pass  # a bad deck fails before any policy is loaded
+    preloaded = preload(specs, game, deterministic)
+    seats = lineups(specs, players, games, seed, lineup)
+    tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
+    start = time.perf_counter()
+    with custom_deck(game, players, env_options, workers):
+        records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
+                             f"{game} x{players}")[0]
+    seconds = time.perf_counter() - start
+
+    summary = {
+        "game": game,
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "workers": workers,
+        "deterministic": deterministic,
+        "specs": specs,
+        "lineup": lineup,
+        "truncated": sum(bool(rec["truncated"]) for rec in records),
+        "mean_steps": sum(rec["steps"] for rec in records) / games,
+        "seconds": seconds,
+        "env_options": dict(env_options) if env_options else None,
+        "policies": summarize(records, specs),
+        "games_played": records,
+    }
+    if out is not None:
+        write_outputs(summary, out, run_dir)
+    return summary

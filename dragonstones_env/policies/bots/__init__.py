@@ -1,0 +1,19 @@
+"""The rule-based bots, by game: ``fist`` (the heuristic and its zoo) and ``drachenschatten``.
+
+``BOTS`` maps each bot's registry name to its factory ``make(seed) -> policy``; the registry
+(:mod:`dragonstones_env.policies.registry`) seats them by name. ``ZOO_BOTS`` is the Fist zoo alone.
+"""
+
+from __future__ import annotations
+
+from .drachenschatten import DrachenSchattenHeuristic
+from .fist import HeuristicPolicy
+from .fist.zoo import BOTS as ZOO_BOTS
+
+BOTS = {
+    "heuristic": HeuristicPolicy,
+    "ds-heuristic": DrachenSchattenHeuristic,
+    **ZOO_BOTS,
+}
+
+__all__ = ["BOTS", "ZOO_BOTS", "DrachenSchattenHeuristic", "HeuristicPolicy"]

@@ -1,0 +1,371 @@
+"""A trained checkpoint playing as a policy, with numpy only.
+
+A checkpoint folder holds ``card.json`` (what it is: algorithm, environment, the layout
+signature, how it was trained), ``policy.npz`` (the actor network's weights: what plays)
+and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume) and
+``value.npz`` (the critic's weights, in the same format with one output: with the actor, a new
+run's ``start`` without unpickling anything; training/start.py).
+Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
+activation, then a linear layer of action logits; illegal actions are masked out.
+
+Checkpoints are exchanged between users, so loading one trusts nothing in it:
+
+* only ``policy.npz`` is read, with ``allow_pickle=False``; ``model.zip`` (SB3's format, which
+  unpickles and so can run code) is never read here;
+* before any array is read, the npz's entry names, dtypes and shapes are checked from the
+  headers: float weights, at most :data:`MAX_PARAMETERS` numbers in all;
+* then the layer chain (input = the game's observation size, output = its action count, each
+  bias the width of its layer) and finite values (no NaN or inf);
+* ``card.json``: at most :data:`MAX_CARD_BYTES` bytes, nested at most :data:`MAX_CARD_DEPTH`
+  deep, a JSON object whose ``algorithm``, ``env`` and ``layout`` are strings naming a known
+  game and its current layout (:func:`read_card`, :func:`expected_layout`).
+
+This module owns the checkpoint file format; :mod:`dragonstones_env.policies.registry` loads through it.
+Every failure is a :class:`~dragonstones_env.policies.base.PolicyError` naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env import games
+
+from .base import PolicyError
+
+CARD_FILE = "card.json"
+MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
+POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
+VALUE_FILE = "value.npz"  # the critic's weights: never read to play, only to start a run from
+# card.json limits: the champion's card is 9 kB and 5 levels deep.
+MAX_CARD_BYTES = 1_000_000
+MAX_CARD_DEPTH = 32
+
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "identity": lambda x: x,
+}
+# Limits on what a checkpoint may hold. The champion has 0.3 M parameters in 3 layers; these
+# leave room for far bigger networks while refusing files that would exhaust memory.
+MAX_PARAMETERS = 50_000_000  # numbers in all the weights and biases (200 MB as float32)
+MAX_LAYERS = 64
+_FLOAT_KINDS = "f"  # float16/32/64; ints, objects (pickles), strings, complex are refused as weights
+
+
+def _npy_header(archive: zipfile.ZipFile, name: str, where: str) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and dtype of one ``.npy`` entry, read from its header alone (no data)."""
+    with archive.open(name) as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version in ((2, 0), (3, 0)):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"unknown npy version {version}")
+        except ValueError as err:
+            raise PolicyError(f"{where}: entry {name!r} is not a valid array ({err})") from None
+    return tuple(int(n) for n in shape), np.dtype(dtype)
+
+
+def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights and activation of an MLP file, checked (see the module docstring): ``policy.npz``
+    (``num_actions`` outputs: the game's action count) or ``value.npz`` (1 output)."""
+    where = str(npz)
+    if not zipfile.is_zipfile(npz):
+        raise PolicyError(f"{where}: not an npz archive (corrupt or truncated)")
+    try:
+        with zipfile.ZipFile(npz) as archive:
+            names = archive.namelist()
+            if len(names) > 2 * MAX_LAYERS + 2:
+                raise PolicyError(f"{where}: {len(names)} entries; at most {2 * MAX_LAYERS + 2} allowed")
+            headers = {}
+            for name in names:
+                if not name.endswith(".npy"):
+                    raise PolicyError(f"{where}: unexpected entry {name!r} (only .npy arrays are allowed)")
+                headers[name[:-4]] = _npy_header(archive, name, where)
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
+        raise PolicyError(f"{where}: cannot read the archive ({type(err).__name__}: {err})") from None
+    total = sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())
+    if total > MAX_PARAMETERS:  # from the headers, before any array is read (a zip bomb stops here)
+        raise PolicyError(f"{where}: {total} numbers, more than {MAX_PARAMETERS} parameters (limit MAX_PARAMETERS)")
+    for key, kind in (("layers", "iu"), ("activation", "U")):
+        if key not in headers:
+            raise PolicyError(f"{where}: no {key!r} entry")
+        shape, dtype = headers[key]
+        if shape != () or dtype.kind not in kind or dtype.itemsize > 64:
+            raise PolicyError(f"{where}: {key!r} must be a scalar of kind {kind!r}, got {dtype} {shape}")
+    with np.load(npz, allow_pickle=False) as data:
+        count = int(data["layers"])
+        activation = str(data["activation"])
+    if not 1 <= count <= MAX_LAYERS:
+        raise PolicyError(f"{where}: layers must be 1..{MAX_LAYERS}, got {count}")
+    if activation not in ACTIVATIONS:
+        raise PolicyError(f"{where}: unknown activation {activation!r} (known: {sorted(ACTIVATIONS)})")
+    want = {"layers", "activation"} | {f"{p}{i}" for i in range(count) for p in "wb"}
+    if set(headers) != want:
+        extra, missing = sorted(set(headers) - want), sorted(want - set(headers))
+        raise PolicyError(f"{where}: entries do not match layers={count}: missing {missing}, unexpected {extra}")
+    width = obs_size
+    for i in range(count):
+        (w_shape, w_dtype), (b_shape, b_dtype) = headers[f"w{i}"], headers[f"b{i}"]
+        if w_dtype.kind not in _FLOAT_KINDS or b_dtype.kind not in _FLOAT_KINDS:
+            raise PolicyError(f"{where}: layer {i} has dtypes {w_dtype}/{b_dtype}; weights must be floats")
+        out = num_actions if i == count - 1 else (w_shape[1] if len(w_shape) == 2 else -1)
+        if w_shape != (width, out) or b_shape != (out,) or out < 1:
+            raise PolicyError(f"{where}: layer {i} has w{i} {w_shape} and b{i} {b_shape}; expected "
+                              f"({width}, {'n' if i < count - 1 else num_actions}) and matching bias "
+                              f"(observation size {obs_size}, {num_actions} actions)")
+        width = out
+    weights = []
+    try:
+        with np.load(npz, allow_pickle=False) as data:
+            for i in range(count):
+                w, b = data[f"w{i}"], data[f"b{i}"]
+                if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                    raise PolicyError(f"{where}: layer {i} holds NaN or infinite values")
+                weights.append((w.astype(np.float32), b.astype(np.float32)))
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        if isinstance(err, PolicyError):
+            raise
+        raise PolicyError(f"{where}: cannot read the weights ({type(err).__name__}: {err})") from None
+    return weights, activation
+
+
+def save_mlp(path: Path, weights: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+    """Write an MLP's layers as ``policy.npz`` / ``value.npz`` do (what :func:`read_mlp` reads)."""
+    arrays = {f"w{i}": w for i, (w, _) in enumerate(weights)}
+    arrays |= {f"b{i}": b for i, (_, b) in enumerate(weights)}
+    np.savez_compressed(path, layers=len(weights), activation=activation, **arrays)
+
+
+def sb3_linears(model: Any, part: str) -> list[Any]:
+    """The ``torch.nn.Linear`` layers, input first, of a Stable-Baselines3 (Maskable)PPO
+    ``MlpPolicy``'s ``"actor"`` (its action logits last) or ``"critic"`` (its value last)."""
+    import torch  # only to read an SB3 model; playing needs numpy only
+
+    policy = model.policy
+    body, head = {"actor": (policy.mlp_extractor.policy_net, policy.action_net),
+                  "critic": (policy.mlp_extractor.value_net, policy.value_net)}[part]
+    return [m for m in body if isinstance(m, torch.nn.Linear)] + [head]
+
+
+def set_sb3_weights(model: Any, part: str, weights: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Copy ``weights`` (as :func:`sb3_weights` gives them) into an SB3 ``MlpPolicy``'s ``"actor"``
+    or ``"critic"``; the shapes must match (checked by the caller, who knows what to name)."""
+    for m, (w, b) in zip(sb3_linears(model, part), weights, strict=True):  # .data: a copy, not a step
+        m.weight.data.copy_(m.weight.new_tensor(np.ascontiguousarray(w.T)))
+        m.bias.data.copy_(m.bias.new_tensor(b))
+
+
+def sb3_activation(model: Any) -> str:
+    """The name (a key of :data:`ACTIVATIONS`) of an SB3 ``MlpPolicy``'s activation."""
+    import torch
+
+    activation = model.policy.activation_fn
+    name = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(activation)
+    if name is None:
+        raise PolicyError(f"unsupported activation {activation!r} (supported: Tanh, ReLU)")
+    return name
+
+
+def sb3_weights(model: Any, part: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights (each ``(w, b)`` with ``w`` of shape (inputs, outputs)) and activation name of
+    an SB3 ``MlpPolicy``'s ``"actor"`` or ``"critic"`` (:func:`sb3_linears`)."""
+    return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+            for m in sb3_linears(model, part)], sb3_activation(model)
+
+
+class CheckpointPolicy:
+    """Samples from (or, with ``deterministic=True``, takes the most likely of) a trained actor's
+    masked action distribution."""
+
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
+                 spec: str = "checkpoint", card: dict[str, Any] | None = None, seed: int | None = None,
+                 deterministic: bool = False):
+        if activation not in ACTIVATIONS:
+            raise PolicyError(f"policy {spec!r}: unknown activation {activation!r} (known: {sorted(ACTIVATIONS)})")
+        self.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
+        self.activation = activation
+        self._act_fn = ACTIVATIONS[activation]
+        self.spec = spec
+        self.card = card or {}
+        # The game it plays (the card's env), or None when built in memory without a card.
+        self.game: str | None = self.card.get("env")
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_sb3(cls, model: Any, **kwargs: Any) -> CheckpointPolicy:
+        """The actor of a Stable-Baselines3 (Maskable)PPO ``MlpPolicy``."""
+        return cls(*sb3_weights(model, "actor"), **kwargs)
+
+    @classmethod
+    def load(cls, path: Path, spec: str, card: dict[str, Any], seed: int | None = None,
+             deterministic: bool = False) -> CheckpointPolicy:
+        """The actor of ``path/policy.npz``, checked against the card's game (see the module docstring).
+
+        ``model.zip`` is never read here: it is SB3's pickle-based format, and unpickling a file
+        from someone else runs whatever code it holds.
+        """
+        npz = path / POLICY_FILE
+        if not npz.is_file():
+            extra = f" ({MODEL_FILE} is never loaded to play: it can run code; see README)" \
+                if (path / MODEL_FILE).exists() else ""
+            raise PolicyError(f"policy {spec!r}: {path} has no {POLICY_FILE} (missing){extra}")
+        obs_size, num_actions = game_spaces(card.get("env", "dragonstones_v0"))
+        try:
+            weights, activation = read_mlp(npz, obs_size, num_actions)
+        except PolicyError as err:
+            raise PolicyError(f"policy {spec!r}: {err}") from None
+        return cls(weights, activation, spec, card, seed, deterministic)
+
+    def save_npz(self, path: Path) -> None:
+        save_mlp(path, self.weights, self.activation)
+
+    # ------------------------------------------------------------------ playing
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked action probabilities for a batch of observations."""
+        h = np.asarray(observations, np.float32)
+        for w, b in self.weights[:-1]:
+            h = self._act_fn(h @ w + b)
+        w, b = self.weights[-1]
+        logits = (h @ w + b).astype(np.float64)
+        # finite weights can still overflow float32 (relu): keep every legal logit a number
+        logits = np.nan_to_num(logits, nan=0.0, posinf=1e300, neginf=-1e300)
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or not masks.any(axis=1).all():
+            raise ValueError("no legal action in this observation's action_mask")
+        logits[masks == 0] = -np.inf
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return probs / probs.sum(axis=1, keepdims=True)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        probs = self.probabilities(observations, masks)
+        if self.deterministic:
+            return probs.argmax(axis=1)
+        cum = probs.cumsum(axis=1)
+        u = self.rng.random((len(probs), 1)) * cum[:, -1:]
+        # the first action whose cumulative probability exceeds u: never a masked one (p = 0)
+        return (cum <= u).sum(axis=1)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
+
+    def __repr__(self) -> str:
+        return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
+
+
+def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1",
+                    with_model: bool = True) -> Path:
+    """Write ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``, and
+    ``model.zip`` and ``value.npz`` unless ``with_model`` is False (league snapshots only need to play)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if with_model:
+        model.save(folder / MODEL_FILE)
+        save_mlp(folder / VALUE_FILE, *sb3_weights(model, "critic"))
+    CheckpointPolicy.from_sb3(model).save_npz(folder / POLICY_FILE)
+    card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name), **card}
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")
+    return folder
+
+
+# ---------------------------------------------------------------------------- the card
+def _games() -> dict[str, type]:
+    """The games a checkpoint may be made for, by the name its card gives (``env``): every
+    registered game's env class (read at each call, so a game registered later counts)."""
+    return {spec.name: spec.raw_env for spec in games.all()}
+
+
+def _game_class(env_name: str) -> type:
+    known = _games()
+    if env_name not in known:
+        raise PolicyError(f"unknown env {env_name!r} (known: {sorted(known)})")
+    return known[env_name]
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest (strings skipped), without parsing it: a
+    parser would recurse that deep first."""
+    brackets = np.frombuffer(_STRING.sub("", text).encode(), np.uint8)
+    step = (np.isin(brackets, (ord("["), ord("{"))).astype(np.int64)
+            - np.isin(brackets, (ord("]"), ord("}"))).astype(np.int64))
+    return int(step.cumsum().max(initial=0))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def read_card(path: Path, spec: str) -> dict[str, Any]:
+    """The checked ``card.json`` of a checkpoint folder (schema: see :mod:`dragonstones_env.policies.checkpoint`)."""
+    card_path = path / CARD_FILE
+    if not path.is_dir() or not card_path.is_file():
+        raise PolicyError(f"policy {spec!r}: {path} is not a checkpoint folder (it needs {CARD_FILE} and "
+                          f"{POLICY_FILE})")
+    try:
+        size = card_path.stat().st_size
+        if size > MAX_CARD_BYTES:
+            raise PolicyError(f"policy {spec!r}: {card_path} has {size} bytes; at most {MAX_CARD_BYTES} allowed")
+        text = card_path.read_text(encoding="utf-8")
+        if _depth(text) > MAX_CARD_DEPTH:
+            raise PolicyError(f"policy {spec!r}: {card_path} nests deeper than {MAX_CARD_DEPTH} levels")
+        card = json.loads(text, parse_constant=_refuse_constant)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        if isinstance(err, PolicyError):
+            raise
+        raise PolicyError(f"policy {spec!r}: {card_path} is not readable JSON ({err})") from None
+    if not isinstance(card, dict):
+        raise PolicyError(f"policy {spec!r}: {card_path} must hold a JSON object, not {type(card).__name__}")
+    card.setdefault("env", "dragonstones_v0")  # cards older than DrachenSchatten have no env
+    for key in ("algorithm", "layout", "env"):
+        if key not in card:
+            raise PolicyError(f"policy {spec!r}: {card_path} lacks {key!r}")
+        if not isinstance(card[key], str):
+            raise PolicyError(f"policy {spec!r}: {card_path}: {key!r} must be a string, "
+                              f"got {type(card[key]).__name__}")
+    if card["env"] not in _games():
+        raise PolicyError(f"policy {spec!r}: {card_path}: unknown env {card['env']!r} (known: {sorted(_games())})")
+    steps = card.get("steps", 0)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise PolicyError(f"policy {spec!r}: {card_path}: 'steps' must be an int >= 0, got {steps!r}")
+    return card
+
+
+def expected_layout(env_name: str) -> str:
+    """The layout signature of a game's observations and actions, by its env name."""
+    cls = _game_class(env_name)
+    return cls.metadata["layout"]
+
+
+def game_spaces(env_name: str) -> tuple[int, int]:
+    """(observation size, action count) of a game, by its env name."""
+    cls = _game_class(env_name)
+    return cls.OBS_SIZE, cls.NUM_ACTIONS
+
+
+def load_checkpoint(path: Path, spec: str, seed: int | None, deterministic: bool) -> CheckpointPolicy:
+    card = read_card(path, spec)
+    env_name = card["env"]
+    want = expected_layout(env_name)
+    if card["layout"] != want:
+        raise PolicyError(
+            f"policy {spec!r} was made for observation/action layout {card['layout']!r}; "
+            f"this version of {env_name} has {want!r}: retrain it or use a matching package version"
+        )
+    return CheckpointPolicy.load(path, spec, card, seed=seed, deterministic=deterministic)

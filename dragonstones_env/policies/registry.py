@@ -1,0 +1,100 @@
+"""``load_policy`` (RLCard's "load by name"): built-in bots, the zoo, shipped and saved checkpoints.
+
+The policy interface and the random bot are in :mod:`dragonstones_env.policies.base`; the checkpoint file
+format (card, weights, checks) in :mod:`dragonstones_env.policies.checkpoint`, which this module imports one way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env.registry import ByGame
+
+from .base import Policy, PolicyError, RandomPolicy
+from .bots import BOTS
+from .checkpoint import CARD_FILE, MODEL_FILE, POLICY_FILE, expected_layout, game_spaces, load_checkpoint, read_card
+
+HERE = Path(__file__).resolve().parent
+
+
+def shipped_dir() -> Path:
+    """The folder of the shipped checkpoints: inside the installed package (a wheel carries the
+    checkout's ``policies/`` there, pyproject.toml's package-dir), else the checkout's ``policies/``
+    (an editable install, or the source tree on ``sys.path``)."""
+    installed = HERE / "shipped"
+    return installed if installed.is_dir() else HERE.parents[1] / "policies"
+# Names other modules and older code import from here; the file format's names live in .checkpoint.
+__all__ = ["BUILTIN", "CARD_FILE", "MODEL_FILE", "POLICY_FILE", "ZOO", "Policy", "PolicyError", "RandomPolicy",
+           "available", "expected_layout", "game_spaces", "load_policy", "read_card", "shipped", "shipped_dir", "zoo"]
+
+
+BUILTIN: dict[str, Callable[[int | None], Policy]] = {
+    "random": lambda seed: RandomPolicy(seed),
+    **BOTS,  # the rule-based bots (policies/bots): heuristic, ds-heuristic, the zoo
+}
+
+
+# The zoo: rule-based bots of distinct styles, by game id, for panels that mix them (issue #10);
+# each game's spec lists its own (``GameSpec.zoo``).
+ZOO: Mapping[str, tuple[str, ...]] = ByGame(lambda spec: spec.zoo)
+
+
+def zoo(game: str) -> list[str]:
+    """The names of the zoo bots of ``game`` (a registered game id), for ``load_policy``."""
+    if game not in ZOO:
+        raise PolicyError(f"unknown game {game!r}: the zoo has {', '.join(ZOO)}")
+    return list(ZOO[game])
+
+
+def shipped() -> list[str]:
+    """Names of the shipped checkpoints (the folders of :func:`shipped_dir` with a card)."""
+    folder = shipped_dir()
+    return sorted(p.name for p in folder.iterdir() if (p / CARD_FILE).is_file()) if folder.is_dir() else []
+
+
+def available() -> list[str]:
+    """Every name ``load_policy`` accepts besides a path: built-in bots and shipped checkpoints."""
+    return sorted(BUILTIN) + shipped()
+
+
+def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False) -> Policy:
+    """A policy from a spec.
+
+    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``, a zoo bot), the name
+    of a checkpoint shipped in ``policies/`` (see :func:`available`), the path of a
+    checkpoint folder (``card.json`` + ``policy.npz``) or of a file in it, or a policy object
+    (returned as is). ``seed`` seeds the policy's own sampling. A checkpoint is checked before
+    it plays (see :mod:`dragonstones_env.policies.checkpoint`); ``model.zip`` is never read. Raises
+    :class:`PolicyError` naming the spec and the problem.
+    """
+    if isinstance(spec, Policy) and not isinstance(spec, (str, Path)):
+        return spec
+    if not isinstance(spec, (str, Path)):
+        raise PolicyError(f"a policy spec is a name, a path or an object with act(); got {type(spec).__name__}")
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise PolicyError(f"policy {str(spec)!r}: seed must be a non-negative integer or None, got {seed!r}")
+    text = str(spec)
+    if text in BUILTIN:
+        return BUILTIN[text](seed)
+    if text in shipped():
+        return load_checkpoint(shipped_dir() / text, text, seed, deterministic)
+    try:
+        path = Path(text)
+        if path.name in (MODEL_FILE, POLICY_FILE, CARD_FILE):
+            path = path.parent
+        exists = path.exists()
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long, ...
+        raise PolicyError(f"policy spec {text[:200]!r} is not a usable path ({err})") from None
+    if exists:
+        return load_checkpoint(path, text, seed, deterministic)
+    raise PolicyError(
+        f"unknown policy spec {text[:200]!r}: not a built-in or shipped name ({', '.join(available())}) "
+        "and no such file or folder"
+    )
+
+

@@ -1,0 +1,133 @@
+"""Configs that compose (``base:``) and the step that ships a run (``training.promote``).
+
+Neither needs torch: a config is read and checked with PyYAML and the game registry, and a
+checkpoint is promoted with numpy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from dragonstones_env import raw_env
+from dragonstones_env.policies import PolicyError, load_policy
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
+from training.config import MAX_BASE_DEPTH, ConfigError, load_config, merge, read_config
+from training.promote import main as promote_main
+from training.promote import promote
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def _write(folder: Path, name: str, data: dict) -> Path:
+    path = folder / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_merge_overrides_keys_and_merges_sections():
+    base = {"a": 1, "ppo": {"n_steps": 8, "gamma": 0.9}, "league": {"mix": {"random": 1.0, "zoo": 1.0}}}
+    over = {"a": 2, "ppo": {"n_steps": 16}, "league": {"mix": {"zoo": 0.0}}, "num_players": [3, 4]}
+    assert merge(base, over) == {"a": 2, "ppo": {"n_steps": 16, "gamma": 0.9},
+                                 "league": {"mix": {"random": 1.0, "zoo": 0.0}}, "num_players": [3, 4]}
+    assert base["ppo"] == {"n_steps": 8, "gamma": 0.9}  # the base is not changed
+
+
+def test_a_config_on_a_base_takes_its_keys_and_overrides_some(tmp_path):
+    _write(tmp_path, "parent.yaml", {"run_name": "parent", "seed": 3, "ppo": {"n_steps": 64, "batch_size": 32}})
+    (tmp_path / "sub").mkdir()
+    child = _write(tmp_path / "sub", "child.yaml", {"base": "../parent.yaml", "run_name": "child",
+                                                    "ppo": {"batch_size": 16}})
+    cfg = load_config(child, ["ppo.n_steps=128"])
+    assert (cfg.run_name, cfg.seed, cfg.ppo.n_steps, cfg.ppo.batch_size) == ("child", 3, 128, 16)
+
+
+@pytest.mark.parametrize(("base", "message"), [
+    (5, "base: expected the path of another config"),
+    ("", "base: expected the path of another config"),
+    ("missing.yaml", "cannot read config"),
+    ("self.yaml", "makes a cycle"),
+])
+def test_a_bad_base_is_refused_naming_it(tmp_path, base, message):
+    path = _write(tmp_path, "self.yaml", {"base": base, "run_name": "x"})
+    with pytest.raises(ConfigError, match=message):
+        read_config(path)
+
+
+def test_a_cycle_and_a_chain_too_deep_are_refused(tmp_path):
+    _write(tmp_path, "a.yaml", {"base": "b.yaml"})
+    _write(tmp_path, "b.yaml", {"base": "a.yaml"})
+    with pytest.raises(ConfigError, match="makes a cycle"):
+        read_config(tmp_path / "a.yaml")
+    for i in range(MAX_BASE_DEPTH + 2):
+        _write(tmp_path, f"c{i}.yaml", {"base": f"c{i + 1}.yaml"} if i <= MAX_BASE_DEPTH else {"seed": 1})
+    with pytest.raises(ConfigError, match="deep"):
+        read_config(tmp_path / "c0.yaml")
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in CONFIGS.glob("*.yaml") if "rllib" not in p.name))
+def test_every_shipped_config_differs_from_its_base_only_in_what_it_is_about(path):
+    """A config on a base restates none of the base's values: each key it sets changes something."""
+    raw = yaml.safe_load((CONFIGS / path).read_text())
+    if "base" not in raw:
+        return
+    base = read_config(CONFIGS / raw["base"])
+
+    def restated(over: dict, under: dict, prefix: str = "") -> list[str]:
+        out = []
+        for key, value in over.items():
+            if isinstance(value, dict) and isinstance(under.get(key), dict):
+                out += restated(value, under[key], f"{prefix}{key}.")
+            elif key in under and under[key] == value and key != "run_name":
+                out.append(prefix + key)
+        return out
+
+    assert restated({k: v for k, v in raw.items() if k != "base"}, base) == []
+    assert load_config(CONFIGS / path).run_name == raw.get("run_name", base.get("run_name"))
+
+
+def test_the_champion_recipe_names_its_start_as_a_key():
+    """What the champion starts from is a key (``start``), not a comment."""
+    assert load_config(CONFIGS / "champion.yaml").start == "policies/starts/heuristic-clone"
+    assert load_config(CONFIGS / "default.yaml").start == "policies/starts/heuristic-clone"
+    assert load_config(CONFIGS / "champion-v2.yaml").imitate.teacher == "heuristic"
+
+
+# ---------------------------------------------------------------------------- promote
+def _checkpoint(folder: Path, hidden: int = 8) -> Path:
+    rng = np.random.default_rng(0)
+    obs, actions = raw_env.OBS_SIZE, raw_env.NUM_ACTIONS
+    actor = [(rng.normal(size=(obs, hidden)).astype(np.float32), np.zeros(hidden, np.float32)),
+             (rng.normal(size=(hidden, actions)).astype(np.float32), np.zeros(actions, np.float32))]
+    folder.mkdir(parents=True)
+    CheckpointPolicy(actor).save_npz(folder / "policy.npz")
+    card = {"algorithm": "MaskablePPO", "env": "dragonstones_v1", "layout": expected_layout("dragonstones_v1"),
+            "steps": 7}
+    (folder / "card.json").write_text(json.dumps(card))
+    (folder / "model.zip").write_bytes(b"run state: never shipped")
+    return folder
+
+
+def test_promote_ships_what_plays_and_leaves_the_run_state(tmp_path):
+    source = _checkpoint(tmp_path / "runs" / "policies" / "mine")
+    written = promote(source, tmp_path / "policies" / "mine")
+    assert sorted(p.name for p in written) == ["card.json", "policy.npz"]
+    assert not (tmp_path / "policies" / "mine" / "model.zip").exists()
+    assert load_policy(str(tmp_path / "policies" / "mine")).act is not None
+    with pytest.raises(PolicyError, match="exists: pass --force"):
+        promote(source, tmp_path / "policies" / "mine")
+    assert promote(source, tmp_path / "policies" / "mine", force=True)
+
+
+def test_promote_refuses_a_folder_that_would_not_load(tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "card.json").write_text("{}")
+    with pytest.raises(SystemExit) as info:
+        promote_main([str(bad), str(tmp_path / "dest")])
+    assert info.value.code == 2 and "card.json" in capsys.readouterr().err
+    assert not (tmp_path / "dest").exists()

@@ -1,0 +1,190 @@
+"""The product's shape: one import name, a light tree, the wheel as a user installs it, the guide.
+
+The wheel test builds the wheel, installs it in a fresh virtual environment (its dependencies from
+the package index) and, from a folder holding a user's own ``play.py``, ``policies.py``,
+``training.py`` and ``tools.py``, makes both Gym ids and both AEC envs, loads the champion by name
+and seats it, runs an evaluation panel of 2 games a mix and fetches the app's page.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_TREE_BYTES = 20 * 1024 * 1024
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_README_LINES = 300
+# A ruling is cited as F12 or D4 (F1-F43 settle Fist of Dragonstones, D1-D7 DrachenSchatten).
+RULING = re.compile(r"(?<![\w.-])([FD][1-9][0-9]?)(?![\w-])")
+
+
+def _tracked_files() -> list[Path]:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the tracked tree is measured on one")
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    return [ROOT / name for name in out.decode().split("\0") if name and (ROOT / name).is_file()]
+
+
+def test_the_tracked_tree_is_light():
+    files = _tracked_files()
+    sizes = {f.relative_to(ROOT).as_posix(): f.stat().st_size for f in files}
+    big = {name: size for name, size in sizes.items() if size > MAX_FILE_BYTES}
+    assert not big, f"files over {MAX_FILE_BYTES:,} bytes (publish them: docs/publishing.md): {big}"
+    total = sum(sizes.values())
+    assert total < MAX_TREE_BYTES, f"the tracked tree is {total:,} bytes (limit {MAX_TREE_BYTES:,})"
+    assert not [name for name in sizes if name.endswith("model.zip")], "SB3 model.zip files are run state, not shipped"
+
+
+def test_the_wheel_lists_every_package_on_disk():
+    """pyproject.toml lists its packages by hand (one is mapped from policies/): none may be forgotten."""
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    inits = (ROOT / "dragonstones_env").rglob("__init__.py")
+    on_disk = sorted(".".join(p.parent.relative_to(ROOT).parts) for p in inits)
+    assert sorted(listed) == sorted([*on_disk, "dragonstones_env.policies.shipped"])
+
+
+def test_the_readme_is_a_guide():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= MAX_README_LINES, f"README.md has {len(lines)} lines (at most {MAX_README_LINES})"
+    commands = [line.strip() for line in lines if line.strip().startswith("make ")]
+    assert commands[:2] == ["make train", "make test"]
+
+
+def _cited_rulings() -> dict[str, str]:
+    cited: dict[str, str] = {}
+    for folder in ("dragonstones_env", "training", "tests", "tools"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for ruling in RULING.findall(path.read_text()):
+                cited.setdefault(ruling, path.relative_to(ROOT).as_posix())
+    return cited
+
+
+def test_every_cited_ruling_is_in_the_rules():
+    rules = (ROOT / "docs" / "rules.md").read_text()
+    defined = set(re.findall(r"\*\*([FD][0-9]+)\b", rules))
+    cited = _cited_rulings()
+    assert len(cited) > 40  # the scan finds the citations (F2, F12, D4, ...)
+    missing = {ruling: where for ruling, where in cited.items() if ruling not in defined}
+    assert not missing, f"rulings cited but not in docs/rules.md (ruling: first file citing it): {missing}"
+
+
+# ---------------------------------------------------------------------------- the wheel, as a user installs it
+SHADOWS = ("play", "policies", "training", "tools")  # common file names in RL projects
+
+USER_SCRIPT = textwrap.dedent("""
+    import json, socket, subprocess, sys, time, urllib.request
+    from pathlib import Path
+
+    import gymnasium as gym
+    import dragonstones_env
+    from dragonstones_env import drachenschatten
+    from dragonstones_env.policies import load_policy
+
+    assert Path(dragonstones_env.__file__).parent.parent != Path.cwd()  # the installed package
+
+    for gym_id in ("Dragonstones-v0", "DrachenSchatten-v0"):
+        e = gym.make(gym_id, opponents="random")
+        obs, info = e.reset(seed=0)
+        obs, reward, terminated, truncated, info = e.step(int(e.unwrapped.action_masks().argmax()))
+    for make in (dragonstones_env.env, drachenschatten.env):
+        aec = make()
+        aec.reset(seed=0)
+        obs, *_ = aec.last()
+        aec.step(int(obs["action_mask"].argmax()))
+
+    champion = load_policy("champion")
+    e = gym.make("Dragonstones-v0", num_players=4, opponents="champion")
+    obs, info = e.reset(seed=1)
+    done = False
+    while not done:
+        mask = e.unwrapped.action_masks()
+        action = champion.act({"observation": obs, "action_mask": mask.astype("int8")})
+        obs, reward, terminated, truncated, info = e.step(action)
+        done = terminated or truncated
+
+    panel = subprocess.run(["dragonstones", "evaluate", "--panel", "champion", "--players", "3", "--games", "2",
+                            "--copies", "--out", "panel"], capture_output=True, text=True, timeout=600)
+    assert panel.returncode == 0, panel.stderr
+    assert "robustness" in panel.stdout.lower(), panel.stdout
+    assert json.loads(Path("panel/panel.json").read_text())["candidate"] == "champion"
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(["dragonstones", "serve", "--port", str(port)])
+    try:
+        for _ in range(200):
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise SystemExit("the app did not answer")
+        assert "<html" in page.lower()
+        meta = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/meta", timeout=5).read())
+        assert [g["name"] for g in meta["games"]] == ["dragonstones", "drachenschatten"], meta
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print("USER OK")
+""")
+
+
+def _venv(where: Path, *requirements: str) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+    python = where / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements],
+                   check=True, timeout=1200)
+    return python
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--wheel-dir", str(out), str(ROOT)], check=True, timeout=600)
+    (path,) = out.glob("dragonstones_env-*.whl")
+    return path
+
+
+def test_the_wheel_installs_one_import_name_and_works_for_a_user(wheel, tmp_path):
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        top_level = z.read(next(n for n in names if n.endswith(".dist-info/top_level.txt"))).decode().split()
+    assert top_level == ["dragonstones_env"]
+    assert "dragonstones_env/policies/shipped/champion/policy.npz" in names
+    assert not [n for n in names if n.endswith(("model.zip", "value.npz"))]  # what plays only
+
+    python = _venv(tmp_path / "venv", f"{wheel}[app,eval]")
+    user = tmp_path / "project"
+    user.mkdir()
+    for name in SHADOWS:  # a user's own modules, with the names the package used to install
+        (user / f"{name}.py").write_text(f"raise RuntimeError('the user\\'s own {name}.py was imported')\n")
+    (user / "user.py").write_text(USER_SCRIPT)
+    env = {**os.environ, "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([str(python), "user.py"], cwd=user, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0 and "USER OK" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def test_with_the_core_install_the_tests_collect_and_skip_the_training_ones(wheel, tmp_path):
+    """Only the core dependencies (and the test runner): the engine and env tests are collected, and
+    the modules that need an extra are skipped with the reason, not broken."""
+    python = _venv(tmp_path / "venv", str(wheel), "pytest>=8", "hypothesis>=6.100")
+    done = subprocess.run([str(python), "-m", "pytest", "--collect-only", "-q", "-rs", "-p", "no:cacheprovider",
+                           "tests"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert re.search(r"\d+ tests? collected", done.stdout), done.stdout[-2000:]
+    assert "tests/test_rules_auctions.py" in done.stdout and "tests/test_env.py" in done.stdout
+    assert "SKIPPED" in done.stdout and "train extra" in done.stdout, done.stdout[-3000:]

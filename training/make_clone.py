@@ -1,0 +1,116 @@
+"""A cloned start (``start`` in a config) from more games than an imitate phase plays.
+
+The shipped start, policies/starts/heuristic-clone (12,000 games), was made with:
+
+    python -m training.make_clone --config configs/champion-v2.yaml --chunk 5011:2000 --chunk 20000:3000 \\
+        --chunk 40000:3000 --chunk 60000:2000 --chunk 62000:2000 --workers 2 --set imitate.holdout=0 \\
+        --set imitate.max_rows=2000000 --set torch_threads=2 --out runs/clone-12k
+    python -m training.train --config configs/champion.yaml --set start=runs/clone-12k
+
+A run's ``imitate`` phase collects its teacher's games in one process before PPO starts: champion
+v2's 2,000 games (107,539 decisions) took 4-18 minutes, and its clone picks the heuristic's action
+in 0.68 of held-out decisions where the heuristic itself, with other random draws, agrees with
+itself in 0.85. That clone alone wins 0.055 of games against 3 heuristic bots, and a lone bot
+among 3 of its copies wins 0.75-0.85 (docs/results.md). This plays the teacher's
+games in chunks (``SEED:GAMES``: games SEED, SEED+1, ..., each chunk in a worker process), with the
+config's environment, teacher and opponents (training/imitate.py's ``collect``), then fits one new
+model (the config's ``ppo.net_arch`` and seed) to all of their decisions with the config's
+``imitate`` settings (``clone``), and writes ``model.zip``, ``policy.npz``, ``value.npz`` and a card with the
+figures into ``--out``. Chunks are concatenated in the order given, so the same arguments give the
+same decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from dragonstones_env.policies.checkpoint import save_checkpoint
+from training import envs
+from training.config import Config, ConfigError, load_config
+from training.imitate import Demonstrations
+from training.train import env_kwargs, fit_clone, new_model, teacher_games
+
+
+def parse_chunk(text: str) -> tuple[int, int]:
+    """``SEED:GAMES`` as two ints (GAMES >= 1), else a ValueError naming the format."""
+    seed, sep, games = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        chunk = int(seed), int(games)
+    except ValueError:
+        raise ValueError(f"--chunk {text!r}: expected SEED:GAMES, e.g. 5011:2000") from None
+    if chunk[1] < 1:
+        raise ValueError(f"--chunk {text!r}: GAMES must be >= 1")
+    return chunk
+
+
+def _collect_chunk(job: tuple[Config, int, int]) -> Demonstrations:
+    cfg, seed, games = job
+    return teacher_games(cfg, seed, games)
+
+
+def make_clone(cfg: Config, chunks: list[tuple[int, int]], out: str | Path, workers: int = 1) -> dict[str, Any]:
+    """Collect every chunk, clone the teacher into a new model, write it to ``out``; returns the card's figures."""
+    torch.set_num_threads(cfg.torch_threads)
+    started = time.time()
+    jobs = [(cfg, seed, games) for seed, games in chunks]
+    if workers > 1:
+        with get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            parts = pool.map(_collect_chunk, jobs)
+    else:
+        parts = [_collect_chunk(job) for job in jobs]
+    demos = Demonstrations(*(np.concatenate([getattr(p, k) for p in parts])
+                             for k in ("observations", "masks", "actions", "returns")),
+                           games=sum(p.games for p in parts), wins=sum(p.wins for p in parts))
+    collected = time.time() - started
+    print(f"make_clone: {len(demos)} decisions of {cfg.imitate.teacher} over {demos.games} games in {collected:.0f} s")
+    venv = envs.make_vec_env(cfg.gym_id, n_envs=1, seed=cfg.seed, subproc=False, **env_kwargs(cfg, "random"))
+    try:
+        model = new_model(venv, cfg.ppo, cfg.seed, cfg.device)
+        stats = fit_clone(model, demos, cfg)
+        figures = {"teacher": cfg.imitate.teacher, "chunks": [f"{s}:{g}" for s, g in chunks], "decisions": len(demos),
+                   "games": demos.games, "teacher_win_rate": demos.wins / demos.games,
+                   "seconds": round(time.time() - started, 1), **stats}
+        save_checkpoint(model, out, {"steps": 0, "imitation": figures, "config": cfg.to_dict()}, cfg.env_name)
+    finally:
+        venv.close()
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="the run's YAML config: env, teacher, opponents, network, imitate settings")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one config key")
+    parser.add_argument("--chunk", action="append", required=True, metavar="SEED:GAMES",
+                        help="GAMES games of the teacher from seed SEED (repeatable)")
+    parser.add_argument("--workers", type=int, default=1, help="processes collecting chunks (default: 1)")
+    parser.add_argument("--out", required=True,
+                        help="the folder to write (model.zip, policy.npz, value.npz, card.json)")
+    args = parser.parse_args(argv)
+    try:
+        chunks = [parse_chunk(c) for c in args.chunk]
+        cfg = load_config(args.config, args.set)
+        if not cfg.imitate.teacher:
+            raise ConfigError("imitate.teacher: a clone needs a teacher (e.g. --set imitate.teacher=heuristic)")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    except ValueError as err:  # ConfigError is one
+        print(f"make_clone: {err}", file=sys.stderr)
+        return 2
+    figures = make_clone(cfg, chunks, args.out, args.workers)
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
