@@ -77,6 +77,42 @@ def exact_vector(layout: dict[str, Piece]) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class _Step:
+    """How :func:`decode` reads one piece, worked out once per layout (see :func:`_plan`)."""
+
+    name: str
+    kind: str  # "onehot", "labels" (1-D: a dict of scalars), "label_rows" (n-D: a dict of arrays), "counts"
+    slice: slice
+    shape: tuple[int, ...]
+    labels: tuple[str, ...] | None
+    exact: tuple[bool, ...] = ()  # per label, for "labels"
+
+
+_PLANS: dict[int, tuple[dict[str, Piece], tuple[_Step, ...]]] = {}
+
+
+def _plan(layout: dict[str, Piece]) -> tuple[_Step, ...]:
+    """The decoding steps of a layout, cached by identity (layouts are module constants; the cache
+    keeps each one alive, so its id is never reused)."""
+    cached = _PLANS.get(id(layout))
+    if cached is not None and cached[0] is layout:
+        return cached[1]
+    steps = []
+    for p in layout.values():
+        if p.onehot:
+            steps.append(_Step(p.name, "onehot", p.slice, p.shape, p.labels))
+        elif p.labels is not None and len(p.shape) == 1:
+            exact = tuple(p.exact if isinstance(p.exact, bool) else p.exact[i] for i in range(len(p.labels)))
+            steps.append(_Step(p.name, "labels", p.slice, p.shape, p.labels, exact))
+        elif p.labels is not None:
+            steps.append(_Step(p.name, "label_rows", p.slice, p.shape, p.labels))
+        else:
+            steps.append(_Step(p.name, "counts", p.slice, p.shape, None))
+    _PLANS[id(layout)] = (layout, tuple(steps))
+    return tuple(steps)
+
+
 def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact: np.ndarray) -> dict[str, Any]:
     """A structured, unscaled view of a flat vector: piece name -> value.
 
@@ -87,32 +123,34 @@ def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact:
     * any other piece: its counts, an array in the piece's shape.
 
     ``scales`` and ``exact`` are :func:`scale_vector` and :func:`exact_vector` of the layout
-    (computed once by the caller).
+    (computed once by the caller). Every bot reads its observation through this, so the work per
+    piece is planned once per layout (:func:`_plan`) and done with whole-array operations.
     """
     flat = np.asarray(obs, np.float64) * scales
     flat = np.where(exact, np.rint(flat), flat)
+    values = flat.tolist()  # one-hot and labelled scalars are read as Python floats: far cheaper per item
     out: dict[str, Any] = {}
-    for p in layout.values():
-        block = flat[p.slice].reshape(p.shape)
-        if p.onehot:
-            rows = block.reshape(-1, p.shape[-1])
-            picked = [(int(r.argmax()) if r.max() > 0.5 else None) for r in rows]
-            if p.labels is not None:
-                picked = [None if i is None else p.labels[i] for i in picked]
-            out[p.name] = picked[0] if len(p.shape) == 1 else picked
-        elif p.labels is not None:
-            if len(p.shape) == 1:
-                out[p.name] = {lab: _scalar(block[i], p, i) for i, lab in enumerate(p.labels)}
-            else:
-                out[p.name] = {lab: block[..., i] for i, lab in enumerate(p.labels)}
+    for step in _plan(layout):
+        if step.kind == "onehot":
+            width = step.shape[-1]
+            row_values = values[step.slice]
+            picked = []
+            for start in range(0, len(row_values), width):
+                row = row_values[start:start + width]
+                top = max(row)
+                picked.append(row.index(top) if top > 0.5 else None)  # the first maximum, as argmax
+            if step.labels is not None:
+                picked = [None if i is None else step.labels[i] for i in picked]
+            out[step.name] = picked[0] if len(step.shape) == 1 else picked
+        elif step.kind == "labels":
+            out[step.name] = {lab: (int(x) if ex else x)
+                              for lab, x, ex in zip(step.labels, values[step.slice], step.exact, strict=True)}
+        elif step.kind == "label_rows":
+            block = flat[step.slice].reshape(step.shape)
+            out[step.name] = {lab: block[..., i] for i, lab in enumerate(step.labels)}
         else:
-            out[p.name] = block
+            out[step.name] = flat[step.slice].reshape(step.shape)
     return out
-
-
-def _scalar(x: float, piece: Piece, i: int) -> int | float:
-    exact = piece.exact if isinstance(piece.exact, bool) else piece.exact[i]
-    return int(x) if exact else float(x)
 
 
 def layout_size(layout: dict[str, Piece]) -> int:

@@ -139,7 +139,7 @@ def test_a_run_that_fails_to_start_leaves_nothing_behind(tmp_path, monkeypatch):
         raise RuntimeError("workers died")
 
     monkeypatch.setattr(training.envs, "make_vec_env", broken)
-    args = ["--set", f"runs_dir={runs}", "--set", "run_name=fails", "--set", "n_envs=1"]
+    args = ["--set", f"runs_dir={runs}", "--set", "run_name=fails", "--set", "n_envs=1", "--set", "ppo.batch_size=64"]
     for _ in range(2):  # the second run meets the same failure, not "exists: use --resume"
         with pytest.raises(RuntimeError, match="workers died"):
             train(args)

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from dragonstones_env.evaluation import panel
+from tests.extras import EVAL, EVAL_MODULE
 from tools.crowd_matrix import crowd_matrix, main, markdown
 
 
@@ -34,6 +35,7 @@ def test_the_lone_policy_wins_what_the_crowd_and_truncation_leave(tmp_path):
 
 
 def test_a_real_panel_sums_to_one(tmp_path):
+    pytest.importorskip(EVAL_MODULE, reason=EVAL)  # the panel's figure
     out = tmp_path / "panel-heuristic"
     result = panel("heuristic", ["random", "value"], [3], games=6, workers=1, seed=4, out=out, progress=False)
     m = crowd_matrix([str(out)], players=3)

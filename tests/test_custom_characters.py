@@ -19,6 +19,7 @@ from dragonstones_env.games.fist.engine import Auction, Game, PowerUse
 from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
 from dragonstones_env.games.fist.observation import decode
 from tests.aec_support import live_decisions, play_out
+from tests.extras import EVAL, EVAL_MODULE
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "characters.yaml"
 NAMES = ("Banker", "Highwayman", "Jeweller")
@@ -338,6 +339,7 @@ def test_random_soak_conserves_everything():
 
 
 def test_training_config_and_evaluate_take_the_deck():
+    pytest.importorskip(EVAL_MODULE, reason=EVAL)
     from dragonstones_env.evaluation import evaluate
     from training.config import ConfigError, RunConfig, validate_run
 

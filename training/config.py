@@ -9,7 +9,9 @@ typo cannot ask for a million worker processes or a network that exhausts memory
 =====================  ================  ======================================================
 key                    bound             why
 =====================  ================  ======================================================
-``n_envs``             1..256            one worker process each
+``n_envs``             1..1024           tables of a few MB each (``collector: subproc``:
+                       (subproc: 1..64)  one worker process each)
+``workers``            1..64             processes of the batched collector
 ``torch_threads``      1..256            more threads than any machine here has cores
 ``total_timesteps``    1..10^11          about a year of training at 3,000 steps/s
 ``ppo.net_arch``       1..16 layers,     a checkpoint must stay under the 50 M parameters
@@ -49,7 +51,9 @@ class ConfigError(ValueError):
 
 
 LIMITS = {
-    "n_envs": 256,
+    "n_envs": 1024,  # batched tables (each a few MB); a subproc table is a process: at most workers_subproc
+    "n_envs_subproc": 64,
+    "workers": 64,
     "torch_threads": 256,
     "total_timesteps": 10**11,
     "net_arch_layers": 16,
@@ -60,6 +64,7 @@ LIMITS = {
     "league.max_snapshots": 1000,
     "imitate.max_rows": 2_000_000,  # rows of about 6 kB (observation and mask): 12 GB at most
 }
+COLLECTORS = ("batched", "subproc")  # training/envs.py: how the tables are played
 DEVICE = re.compile(r"cpu|cuda(:\d{1,2})?|mps|auto")
 
 
@@ -116,8 +121,9 @@ class PPOCommon:
 class PPO(PPOCommon):
     """Stable-Baselines3's MaskablePPO: the ``ppo`` section of configs/default.yaml."""
 
-    n_steps: int = 1024  # per environment, per update
-    batch_size: int = 256
+    # per table, per update: with the batched collector's 64 tables, 8,192 decisions a rollout
+    n_steps: int = 128
+    batch_size: int = 1024
     n_epochs: int = 4
 
 
@@ -240,7 +246,12 @@ class Config(RunConfig):
     # A checkpoint folder whose actor (policy.npz) and critic (value.npz) a new run starts from,
     # read without unpickling (training/start.py); "" starts from random weights or imitate.teacher
     start: str = ""
-    n_envs: int = 2  # SubprocVecEnv workers
+    # The tables played at once (training/envs.py): "batched" plays n_envs tables in lockstep in
+    # `workers` processes, each opponent deciding for all its seats at once (training/collector.py);
+    # "subproc" gives each of the n_envs tables a process of its own (SB3's SubprocVecEnv).
+    collector: str = "batched"
+    n_envs: int = 64
+    workers: int = 1
     device: str = "cpu"
     progress_bar: bool = True
     ppo: PPO = field(default_factory=PPO)
@@ -389,7 +400,11 @@ def validate_imitate(im: ImitateConfig) -> None:
 def validate(cfg: Config) -> Config:
     validate_run(cfg)
     need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
-    need(1 <= cfg.n_envs <= LIMITS["n_envs"], "n_envs", f"must be 1..{LIMITS['n_envs']}")
+    need(cfg.collector in COLLECTORS, "collector", f"must be one of {list(COLLECTORS)}")
+    most = LIMITS["n_envs"] if cfg.collector == "batched" else LIMITS["n_envs_subproc"]
+    need(1 <= cfg.n_envs <= most, "n_envs", f"must be 1..{most} with collector: {cfg.collector}")
+    need(1 <= cfg.workers <= min(LIMITS["workers"], cfg.n_envs), "workers", "must be 1..min(64, n_envs)")
+    need(cfg.workers == 1 or cfg.collector == "batched", "workers", "is the batched collector's (collector: batched)")
     need(DEVICE.fullmatch(cfg.device) is not None, "device", "must be cpu, cuda, cuda:N, mps or auto")
     p = cfg.ppo
     need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")

@@ -35,6 +35,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import obs_as_tensor
+from threadpoolctl import threadpool_limits
 
 from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
 from dragonstones_env.evaluation.facts import checked_options
@@ -360,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: {err}", file=sys.stderr)
         return 2
     torch.set_num_threads(cfg.torch_threads)
+    threadpool_limits(cfg.torch_threads)  # numpy's BLAS too: the in-process collector's forward passes
     if args.overwrite and not args.resume and run.root.exists():
         shutil.rmtree(run.root)
     created = not run.root.exists()
@@ -372,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     venv = None
     try:
         venv = envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
+                                 collector=cfg.collector, workers=cfg.workers,
                                  **env_kwargs(cfg, league))
         model, state = build_model(cfg, args, venv, run, start_weights)
         leash = load_checkpoint(run.anchor, "anchor", seed=0, deterministic=False) if cfg.imitate.anchor_kl else None

@@ -111,6 +111,28 @@ def preload(specs: Sequence[str], game: str, deterministic: bool) -> dict[str, A
     return preloaded
 
 
+class _NoBar:
+    """What a progress bar does when none is shown."""
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        return None
+
+
+def progress_bar(total: int, desc: str, shown: bool) -> Any:
+    """A tqdm bar on stderr (the eval extra), or one that shows nothing: games play without tqdm."""
+    if not shown:
+        return _NoBar()
+    from tqdm import tqdm  # the eval extra, only when a bar is shown
+
+    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr)
+
+
 def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]], game: str, players: int, seed: int,
                deterministic: bool, preloaded: dict[str, Any], workers: int, progress: bool,
                desc: str) -> dict[int, list[dict[str, Any]]]:
@@ -118,11 +140,9 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
 
     Returns each table's game records in game order: the order tasks finish in never shows.
     """
-    from tqdm import tqdm  # the train extra: evaluation imports it only when it shows progress
-
     out: dict[int, list[dict[str, Any]]] = {table: [] for table, _ in tasks}
     total = sum(len(chunk) for _, chunk in tasks)
-    with tqdm(total=total, desc=desc, unit="game", disable=not progress, file=sys.stderr) as bar:
+    with progress_bar(total, desc, progress) as bar:
         if workers == 1:
             player = _Player(game, players, seed, deterministic, preloaded)
             for table, chunk in tasks:

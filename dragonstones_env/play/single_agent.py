@@ -82,6 +82,7 @@ class SingleAgentEnv(gym.Env):
         seat: int | None = None,
         render_mode: str | None = None,
         illegal_action: str = "penalize",
+        loaded: dict[Any, Any] | None = None,
         **env_options: Any,
     ):
         sizes = list(num_players) if isinstance(num_players, (list, tuple)) else [num_players]
@@ -105,7 +106,9 @@ class SingleAgentEnv(gym.Env):
         self.game_name = self.aec.metadata["name"]
         self._opponents = opponents
         self._pools = {n: self._parse_opponents(opponents, n) for n in sizes}
-        self._loaded: dict[Any, Any] = {}
+        # Loaded opponents by spec: one instance per spec. Tables that share the dict share the
+        # instances, so that a collector playing them in lockstep batches each one's decisions.
+        self._loaded: dict[Any, Any] = {} if loaded is None else loaded
         # Load every spec now: an unknown spec, a bad checkpoint or a policy of another game
         # fails at make(), not at the first reset() (perhaps hours into training).
         if hasattr(opponents, "sample_lineup"):
@@ -160,6 +163,23 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        self.start_episode(seed)
+        self._play_opponents()
+        obs = self._observe()
+        return obs["observation"], self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        self.learner_step(action)
+        self._play_opponents()
+        return self.outcome()
+
+    # ------------------------------------------------------------------ the parts of reset() and step()
+    # reset() is start_episode() then the opponents' moves; step() is learner_step(), the opponents'
+    # moves, then outcome(). A collector that plays many tables in lockstep calls the parts itself,
+    # asking each table which opponent is due (due()) and playing its move (play()), so that one
+    # policy decides for all the tables that wait on it at once (training/collector.py).
+    def start_episode(self, seed: int | None = None) -> None:
+        """A new episode up to the first move: the table size, the learner's seat, the line-up, the deal."""
         super().reset(seed=seed)
         rng = self.np_random
         n = self.sizes[int(rng.integers(len(self.sizes)))] if len(self.sizes) > 1 else self.sizes[0]
@@ -181,16 +201,33 @@ class SingleAgentEnv(gym.Env):
                     policy.use_deck(deck)
         self.aec.reset(seed=int(rng.integers(2**63)))
         self._learner = self.aec.possible_agents[self.seat]
-        self._play_opponents()
-        obs = self._observe()
-        return obs["observation"], self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        aec = self.aec
+    def learner_step(self, action: Any) -> None:
+        """The learner's move alone (an illegal one is refused or punished as the options say)."""
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
-        aec.step(_as_action(action))
-        self._play_opponents()
+        self.aec.step(_as_action(action))
+
+    def due(self) -> tuple[Any, dict[str, np.ndarray]] | None:
+        """The opponent policy whose move it is and its observation; None when the learner is to
+        move or the episode is over."""
+        aec = self.aec
+        if self._done() or aec.agent_selection == self._learner:
+            return None
+        agent = aec.agent_selection
+        return self.seat_policies[aec.agent_name_mapping[agent]], aec.observe(agent)
+
+    def play(self, action: int) -> None:
+        """The due opponent's move."""
+        self.aec.step(action)
+
+    def learner_observation(self) -> dict[str, np.ndarray]:
+        """The learner's observation (``"observation"``, ``"action_mask"``) now."""
+        return self._observe()
+
+    def outcome(self) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """What step() returns once the opponents have moved: the learner's observation and reward."""
+        aec = self.aec
         obs = self._observe()
         reward = float(aec._cumulative_rewards[self._learner])
         aec._cumulative_rewards[self._learner] = 0.0
@@ -222,11 +259,9 @@ class SingleAgentEnv(gym.Env):
         return bool(self.aec.terminations[self._learner] or self.aec.truncations[self._learner])
 
     def _play_opponents(self) -> None:
-        aec = self.aec
-        while not self._done() and aec.agent_selection != self._learner:
-            agent = aec.agent_selection
-            policy = self.seat_policies[aec.agent_name_mapping[agent]]
-            aec.step(policy.act(aec.observe(agent)))
+        while (due := self.due()) is not None:
+            policy, observation = due
+            self.play(policy.act(observation))
 
     def _observe(self) -> dict[str, np.ndarray]:
         self._last_obs = self.aec.observe(self._learner)
@@ -241,9 +276,10 @@ class SingleAgentEnv(gym.Env):
 
 
 def make(game: str = "dragonstones", num_players: int | list[int] | None = None, opponents: Any = "random",
-         seat: int | None = None, render_mode: str | None = None, **options: Any) -> SingleAgentEnv:
+         seat: int | None = None, render_mode: str | None = None, loaded: dict[Any, Any] | None = None,
+         **options: Any) -> SingleAgentEnv:
     """The Gymnasium entry point of every game (``Dragonstones-v0``, ``DrachenSchatten-v0``, ...):
     ``game`` is the registry's id, put in the id's kwargs when the game registered itself."""
     spec = games.get(game)
     players = spec.default_players if num_players is None else num_players
-    return SingleAgentEnv(spec.raw_env, players, opponents, seat, render_mode, **options)
+    return SingleAgentEnv(spec.raw_env, players, opponents, seat, render_mode, loaded=loaded, **options)

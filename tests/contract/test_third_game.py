@@ -14,7 +14,7 @@ from dragonstones_env import games
 from dragonstones_env.evaluation import evaluate, player_range
 from dragonstones_env.policies import load_policy
 from tests.contract.conftest import TOY
-from tests.extras import TRAIN, TRAIN_MODULE
+from tests.extras import EVAL, EVAL_MODULE, TRAIN, TRAIN_MODULE
 
 
 @pytest.fixture
@@ -46,6 +46,7 @@ def test_gym_id_and_random_policy(toy):
 
 
 def test_evaluate_plays_it(toy):
+    pytest.importorskip(EVAL_MODULE, reason=EVAL)  # the ratings
     summary = evaluate(["random"], players=3, games=6, game="toyauction", progress=False)
     assert sum(row["games"] for row in summary["policies"]) == 18  # 6 games x 3 seats
 
