@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test test-rllib test-browser lint bench train panel serve clean
+.PHONY: test test-rllib test-browser lint bench bench-train train panel serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,12 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) tools/aec_throughput.py dragonstones_env:env:num_players=3 dragonstones_env:env:num_players=5 \
 		dragonstones_env:env:num_players=6 dragonstones_env:env:num_players=4
+
+# Learner steps/s of make train's config: today's path (one table per process) beside the batched
+# collector with 1 and 2 worker processes, with the split (collection, opponents, learner, update).
+BENCH_STEPS ?= 32768
+bench-train: $(STAMP)
+	$(PY) -m training.bench_train --config configs/default.yaml --steps $(BENCH_STEPS) --workers 1 2
 
 # The main job: train with configs/default.yaml (from the shipped heuristic clone, the champion's
 # self-play league at a small budget; the result in runs/policies/default), then play the panel at 4 players (k copies against 4 - k
