@@ -185,6 +185,5 @@ def test_with_the_core_install_the_tests_collect_and_skip_the_training_ones(whee
     done = subprocess.run([str(python), "-m", "pytest", "--collect-only", "-q", "-rs", "-p", "no:cacheprovider",
                            "tests"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert re.search(r"\d+ tests? collected", done.stdout), done.stdout[-2000:]
     assert "tests/test_rules_auctions.py" in done.stdout and "tests/test_env.py" in done.stdout
     assert "SKIPPED" in done.stdout and "train extra" in done.stdout, done.stdout[-3000:]
