@@ -35,12 +35,27 @@ def env_metadata(name: str, layout: dict[str, Piece], num_actions: int) -> dict[
     }
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper, whose ``last()`` asks the game once.
+
+    The inherited ``last()`` reads the agent, its observation, reward, termination, truncation
+    and info through the wrapper's attribute forwarding, eight look-ups through two wrapper
+    classes a step (a tenth of a random game's time); this asks the wrapped env, after the
+    same check: before ``reset()`` it raises the AttributeError the first look-up would.
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+
 def ordered_env(raw: type[AECEnv]) -> Callable[..., AECEnv]:
     """A game's ``env(**kwargs)``: its raw env in PettingZoo's order-enforcing wrapper."""
 
     def env(**kwargs: Any) -> AECEnv:
         """The environment with PettingZoo's order-enforcing wrapper (what users should use)."""
-        return wrappers.OrderEnforcingWrapper(raw(**kwargs))
+        return OrderEnforcing(raw(**kwargs))
 
     return env
 
