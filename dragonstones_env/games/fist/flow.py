@@ -107,7 +107,7 @@ class Game(Table):
         # The deck's Python powers are checked where they run (issue #30): the totals of F2 before
         # each use of one, compared when the use is done. Data cards and the box's powers are
         # conservative by construction (and tested), so they are not checked.
-        self._audited: frozenset[str] = frozenset() if deck is None else deck.python_cards
+        self._audited: frozenset[str] = frozenset(getattr(deck, "python_cards", ()))
         self._audit: tuple[PowerUse, tuple[int, ...]] | None = None
         self.fault: str | None = None  # why the game was stopped (a ConservationError), if it was
 
