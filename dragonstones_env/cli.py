@@ -3,7 +3,7 @@
 
     dragonstones serve [--host 127.0.0.1] [--port 8000]
     dragonstones play --game dragonstones --players 4 --opponents champion
-    dragonstones replay RECORD.json --gif out.gif [--seat 0]
+    dragonstones replay RECORD.json --gif out.gif [--seat 0 | --seat all]
     dragonstones evaluate --panel champion --players 4 --games 200 --workers 2
 """
 
@@ -14,26 +14,37 @@ import sys
 from collections.abc import Sequence
 
 from . import games
+from .bounds import BOUNDS, flag
 from .evaluation.cli import main as evaluate_main
 
 
+def _seat_or_all(text: str) -> int | str:
+    """``replay --seat``: ``all``, or a seat number within the bounds table (dragonstones_env/bounds.py)."""
+    return "all" if text == "all" else flag("seat")(text)
+
+
+_seat_or_all.bound = BOUNDS["seat"]  # type: ignore[attr-defined]  # a bounded flag (tests/test_bounds.py)
+
+
+# Every number is checked against the bounds table (dragonstones_env/bounds.py) as it is parsed.
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dragonstones", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="the browser table (binds 127.0.0.1 unless told otherwise)")
     s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--port", type=flag("port"), default=8000)
     p = sub.add_parser("play", help="play in the terminal against bots")
     p.add_argument("--game", choices=games.ids(), default="dragonstones", help="which game (default: dragonstones)")
-    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--players", type=flag("players"), default=None)
     p.add_argument("--opponents", nargs="+", default=None, help="one policy spec for every other seat, or one per seat")
-    p.add_argument("--seat", type=int, default=0, help="your seat")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seat", type=flag("seat"), default=0, help="your seat")
+    p.add_argument("--seed", type=flag("seed"), default=None)
     r = sub.add_parser("replay", help="turn a game record (JSON) into an animated GIF")
     r.add_argument("record", help="the engine's JSON record, or a file saved by the app")
     r.add_argument("--gif", required=True, help="the GIF to write")
-    r.add_argument("--seat", default="0", help="whose view to draw (a seat number)")
-    r.add_argument("--ms", type=int, default=400, help="milliseconds per frame")
+    r.add_argument("--seat", type=_seat_or_all, default=0,
+                   help="whose view to draw: a seat number, or all (every seat's view side by side)")
+    r.add_argument("--ms", type=flag("frame_ms"), default=400, help="milliseconds per frame")
     # listed for --help; its arguments are read by its own parser (python -m dragonstones_env.evaluation)
     sub.add_parser("evaluate", help="tournaments and panels: dragonstones evaluate --help", add_help=False)
     return parser

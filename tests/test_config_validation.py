@@ -12,7 +12,7 @@ from tests.extras import TRAIN, TRAIN_MODULE
 pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 
 import training.envs
-from training.config import LIMITS, ConfigError, load_config
+from training.config import BOUNDS, ConfigError, load_config
 from training.train import main as train
 from training.train_rllib import load_config as load_rllib_config
 
@@ -34,7 +34,7 @@ from training.train_rllib import load_config as load_rllib_config
         ("device=quantum", "device"),
         ("device=cuda:x", "device"),
         ("n_envs=100000", "n_envs"),
-        (f"n_envs={LIMITS['n_envs'] + 1}", "n_envs"),
+        (f"n_envs={BOUNDS['n_envs'].high + 1}", "n_envs"),
         ("torch_threads=1000000", "torch_threads"),
         ("torch_threads=0", "torch_threads"),
         ("ppo.net_arch=[100000000]", "ppo.net_arch"),

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from dragonstones_env import games
-from tools.gen_docs import ENVIRONMENTS, render
+from tools.gen_docs import ENVIRONMENTS, INPUTS, render
 
 ROOT = Path(__file__).resolve().parents[1]
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
@@ -23,6 +23,13 @@ def test_generated_sections_are_up_to_date():
         assert f"<!-- BEGIN {spec.id}-action-layout -->" in text
         assert f"<!-- BEGIN {spec.id}-observation-layout -->" in text
     assert render(text) == text, "docs/environments.md is out of date: run python -m tools.gen_docs"
+
+
+def test_the_bounds_tables_in_the_docs_are_the_codes():
+    text = INPUTS.read_text()
+    for name in ("bounds-shared", "bounds-training", "bounds-rllib", "file-limits"):
+        assert f"<!-- BEGIN {name} -->" in text
+    assert render(text, INPUTS) == text, "docs/inputs.md is out of date: run python -m tools.gen_docs"
 
 
 def test_every_relative_link_in_the_docs_resolves():

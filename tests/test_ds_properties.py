@@ -192,5 +192,5 @@ def test_d7_random_endings_are_consistent_deterministic_and_replay(seed, n, left
         assert game.winners == [q for q in range(n) if counts[q] == max(counts)]
     elif not game.truncated:
         assert game.end_reason.split("+")[0] in ("seven_kinds", "three_beasts", "three_treasures")
-    r = replay(json.loads(json.dumps(game.record)))
+    r = replay(json.loads(json.dumps(game.record)), test_events=True)  # arranged: a test set-up
     assert r.debug_state() == game.debug_state() and r.record == game.record

@@ -420,7 +420,7 @@ def test_d7_a_last_card_then_end_turn_scores_d7():
     assert g.over and g.end_reason == "stacks_empty" and g.winners == [0, 1, 2] and g.decision is None
     assert g.record[-1] == {"event": "end", "reason": "stacks_empty", "winners": [0, 1, 2]}
     assert g.turn == 1  # D7 is scored when the turn ends: no next turn starts
-    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+    assert conserved(g) and replay(g.record, test_events=True).debug_state() == g.debug_state()
 
 
 def test_d7_a_most_cards_wins_after_last_battle():
@@ -450,7 +450,7 @@ def test_d7_b_objects_that_need_no_stack_count_before_d7(use, winners, p1_left):
     g.apply(("end_turn",))
     assert g.over and g.end_reason == "stacks_empty" and g.winners == winners
     assert g.state_dict()["players"][1]["cards"] == p1_left
-    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+    assert conserved(g) and replay(g.record, test_events=True).debug_state() == g.debug_state()
 
 
 def test_d7_b_decay_and_restore_after_the_last_card():
@@ -468,7 +468,7 @@ def test_d7_b_decay_and_restore_after_the_last_card():
     assert g.legal_options() == [("end_turn",)]  # a ready shield acts only in a battle (D5)
     g.apply(("end_turn",))
     assert g.over and g.end_reason == "stacks_empty" and g.winners == [0]  # 4 cards to 2 and 1
-    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+    assert conserved(g) and replay(g.record, test_events=True).debug_state() == g.debug_state()
 
 
 def test_d7_c_a_d6_win_after_the_last_card_ends_the_game_at_once():
@@ -501,7 +501,7 @@ def test_d7_d_a_lost_battle_on_the_last_card_scores_d7():
     assert g.over and g.end_reason == "stacks_empty" and g.winners == [1]
     assert g.record[-2]["event"] == "battle" and g.record[-2]["won"] is False
     assert g.state_dict()["players"][0]["cards"] == 0 and g.turn == 1
-    assert conserved(g) and replay(g.record).debug_state() == g.debug_state()
+    assert conserved(g) and replay(g.record, test_events=True).debug_state() == g.debug_state()
 
 
 def test_d7_d_a_lost_battle_on_a_last_card_turned_by_boots_ties_at_zero():
@@ -560,11 +560,11 @@ def test_d7_end_phase_is_deterministic_and_replays():
         game.apply(("end_turn",))
     assert g.debug_state() == twin.debug_state() and g.record == twin.record
     assert g.over and g.winners == [0]
-    r = replay(json.loads(json.dumps(g.record)))
+    r = replay(json.loads(json.dumps(g.record)), test_events=True)
     assert r.debug_state() == g.debug_state() and r.record == g.record
     # A record of the same game in progress (in the end phase) replays too.
     cut = next(i for i, e in enumerate(g.record) if e.get("option") == ["end_turn"])
-    assert replay(g.record[:cut]).decision == Decision("turn", 0)
+    assert replay(g.record[:cut], test_events=True).decision == Decision("turn", 0)
 
 
 def test_d7_old_record_ending_at_the_last_turn_over_is_refused():
@@ -574,7 +574,7 @@ def test_d7_old_record_ending_at_the_last_turn_over_is_refused():
     g.apply(("turn_over", 8))
     old = [*g.record, {"event": "end", "reason": "stacks_empty", "winners": [0]}]
     with pytest.raises(ReplayError) as err:
-        replay(old)
+        replay(old, test_events=True)
     assert err.value.index == len(g.record) and "end" in str(err.value)
 
 
@@ -638,12 +638,12 @@ def test_replay_of_arranged_game_and_deepcopy():
         game.apply(("use", KEY, BOOTS))
         game.apply(("turn_over", FILLER))
     assert g.debug_state() == h.debug_state() and g.record == h.record
-    r = replay(json.loads(json.dumps(g.record)))
+    r = replay(json.loads(json.dumps(g.record)), test_events=True)
     assert r.debug_state() == g.debug_state()
     assert r.memory(0) == {0: DRAGON}
     broken = [*g.record[:-1], {"event": "end", "reason": "x", "winners": []}]
     with pytest.raises(ValueError):
-        replay(broken)
+        replay(broken, test_events=True)
 
 
 def test_arrange_rejects_too_many_cards():

@@ -35,16 +35,27 @@ def test_the_same_chunks_give_the_same_clone_with_one_worker_or_two(tmp_path):
     assert start["critic"] is not None and start["critic"][0][-1][0].shape == (32, 1)
 
 
-@pytest.mark.parametrize("text", ["5011", "a:3", "5:0", "5:x"])
-def test_a_bad_chunk_is_refused_with_the_format(text):
-    with pytest.raises(ValueError, match=r"SEED:GAMES|GAMES must be >= 1"):
+@pytest.mark.parametrize(("text", "message"), [
+    ("5011", "SEED:GAMES"), ("a:3", "SEED:GAMES"), ("5:x", "SEED:GAMES"),
+    ("5:0", r"--chunk GAMES: must be an integer in \[1, 1000000\], got 0"),
+    ("-1:5", r"--chunk SEED: must be an integer in \[0, 4294967295\], got -1"),  # issue #30: the bounds table
+    (f"{2**32}:5", r"--chunk SEED: must be an integer in \[0, 4294967295\]"),
+])
+def test_a_bad_chunk_is_refused_with_the_format_or_the_range(text, message):
+    with pytest.raises(ValueError, match=message):
         parse_chunk(text)
 
 
 @pytest.mark.parametrize(("argv", "message"), [(["--chunk", "1:1"], "a clone needs a teacher"),
-                                               (["--chunk", "1:1", "--set", "imitate.teacher=heuristic",
-                                                 "--workers", "0"], "--workers must be >= 1"),
                                                (["--chunk", "7", "--set", "imitate.teacher=heuristic"], "SEED:GAMES")])
 def test_bad_input_stops_before_any_game(tmp_path, capsys, argv, message):
     assert main([*argv, "--out", str(tmp_path / "c")]) == 2
     assert message in capsys.readouterr().err and not (tmp_path / "c").exists()
+
+
+def test_a_flag_out_of_its_bounds_stops_before_any_game(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--chunk", "1:1", "--set", "imitate.teacher=heuristic", "--workers", "0", "--out", str(tmp_path / "c")])
+    assert info.value.code == 2
+    assert "argument --workers: must be an integer in [1, 32], got 0" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()

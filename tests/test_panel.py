@@ -167,7 +167,7 @@ def test_opponents_are_the_zoo_the_heuristic_random_and_baselines(monkeypatch):
         ({"candidate": "nope"}, PolicyError, r"unknown policy spec 'nope'"),
         ({"game": "chess"}, EvaluationError, r"unknown game 'chess'; choose one of dragonstones, drachenschatten"),
         ({"game": "drachenschatten", "players": [5]}, EvaluationError, r"2 to 4 players, got a table of 5"),
-        ({"games": 0}, EvaluationError, r"games must be a positive int"),
+        ({"games": 0}, EvaluationError, r"games: must be an integer in \[1, 1000000\], got 0"),
         ({"opponents": []}, EvaluationError, r"no opponents"),
     ],
 )

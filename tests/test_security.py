@@ -28,7 +28,7 @@ from dragonstones_env.policies import PolicyError, RandomPolicy, load_policy
 from dragonstones_env.policies.checkpoint import (
     MAX_CARD_BYTES,
     MAX_CARD_DEPTH,
-    MAX_PARAMETERS,
+    MAX_WEIGHT_BYTES,
     CheckpointPolicy,
     expected_layout,
 )
@@ -237,10 +237,10 @@ def test_a_valid_checkpoint_loads_and_plays_legal_actions(tmp_path):
 
 
 def test_a_decompression_bomb_is_refused_from_its_headers(tmp_path):
-    """A small policy.npz whose w0 expands to more than MAX_PARAMETERS floats (240 MB): refused from
-    the npz header, before the array is read."""
+    """A small policy.npz whose w0 expands to more than MAX_WEIGHT_BYTES of float32 (200 MB): refused
+    from the npz header, before the array is read."""
     folder = _checkpoint(tmp_path / "bomb")
-    width = MAX_PARAMETERS // OBS + 1
+    width = MAX_WEIGHT_BYTES // (4 * OBS) + 1
     header = {"descr": "<f4", "fortran_order": False, "shape": (OBS, width)}
     with zipfile.ZipFile(folder / "policy.npz", "a", compression=zipfile.ZIP_DEFLATED) as z:
         names = z.namelist()
@@ -258,7 +258,7 @@ def test_a_decompression_bomb_is_refused_from_its_headers(tmp_path):
                 else:
                     np.lib.format.write_array(f, np.asanyarray(arrays[key]))
     assert (folder / "policy.npz").stat().st_size < 2_000_000
-    with pytest.raises(PolicyError, match=f"more than {MAX_PARAMETERS} parameters"):
+    with pytest.raises(PolicyError, match=r"at most \d+ \(limit MAX_(ENTRY|WEIGHT)_BYTES\)"):
         load_policy(folder)
 
 

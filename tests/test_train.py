@@ -170,7 +170,8 @@ def test_drachenschatten_trains_through_the_config(tmp_path):
         ("ppo.learning_rat=0.1", r"unknown key.*'ppo\.learning_rat'"),
         ("ppo.n_epochs=two", r"ppo\.n_epochs: expected int"),
         ("ppo.gamma=1.5", r"ppo\.gamma"),
-        ("num_players=7", r"num_players: table sizes must be 3\.\.6"),
+        ("num_players=7", r"num_players: must be an integer in \[2, 6\], got 7"),  # the bounds table
+        ("num_players=2", r"num_players: table sizes must be 3\.\.6"),  # then the game's own
         ("num_players=[3, 9]", r"num_players"),
         ("league.mix={snapshot: -1}", r"league\.mix"),
         ("league.mix={champions: 1}", r"league\.mix"),

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from dragonstones_env.games.fist import custom
-from dragonstones_env.games.fist.custom import _totals
 from dragonstones_env.games.fist.engine import Game
 from tools.random_games import choose
 
@@ -37,12 +36,12 @@ def soak(games: int, characters: Any = EXAMPLE, exclude: tuple[str, ...] = (), s
     for i in range(games):
         rng = random.Random(seed + i)
         g = Game(3 + i % 4, seed=seed + i, deck=deck)
-        totals = _totals(g)
+        totals = g.totals()
         while not g.over:
             g.apply(choose(g, rng, "realistic"))
-            if _totals(g) != totals:
+            if g.totals() != totals:
                 violations += 1
-                print(f"game {seed + i}: coins or stones changed {totals} -> {_totals(g)}", file=sys.stderr)
+                print(f"game {seed + i}: coins or stones changed {totals} -> {g.totals()}", file=sys.stderr)
                 break
         wins += g.winner is not None
         used.update(ev["card"] for ev in g.record if ev["type"] == "power" and ev["card"] in names)

@@ -1,44 +1,42 @@
 """Training configuration: every hyperparameter, its default, and validation.
 
 A YAML file sets any of these keys (sections ``ppo``, ``league``, ``eval``); ``--set
-section.key=value`` overrides one. An unknown key, a duplicate key, a wrong type, a number that
-is not finite (nan, inf) or an impossible value stops the run before training, with a
-:class:`ConfigError` naming the key. Sizes have upper bounds too (:data:`LIMITS`), so that a
-typo cannot ask for a million worker processes or a network that exhausts memory:
+section.key=value`` overrides one. An unknown key, a duplicate key, a YAML alias, a wrong type,
+a number out of its bounds or an impossible combination stops the run before training, with a
+:class:`ConfigError` naming the key. Every number has a row in :data:`BOUNDS`: the shared table of
+``dragonstones_env/bounds.py`` (seeds in ``[0, 2**32)``, ...) with the trainers' keys added, each
+range documented there and in docs/inputs.md; the sizes have ceilings that fit a 24 GiB, 2-core
+machine, so that a typo cannot ask for a million worker processes or a network that exhausts
+memory. Beyond the rows:
 
-=====================  ================  ======================================================
-key                    bound             why
-=====================  ================  ======================================================
-``n_envs``             1..1024           tables of a few MB each (``collector: subproc``:
-                       (subproc: 1..64)  one worker process each)
-``workers``            1..64             processes of the batched collector
-``torch_threads``      1..256            more threads than any machine here has cores
-``total_timesteps``    1..10^11          about a year of training at 3,000 steps/s
-``ppo.net_arch``       1..16 layers,     a checkpoint must stay under the 50 M parameters
-                       widths 1..8192,   ``load_policy`` accepts (``dragonstones_env/policies/checkpoint.py``)
-                       20 M hidden
-                       parameters
-``device``             cpu, cuda,        torch's device names (``cuda:N`` for one GPU)
-                       cuda:N, mps, auto
-=====================  ================  ======================================================
+============================  ================================================================
+check                         why
+============================  ================================================================
+``ppo.net_arch``              at most :data:`NET_ARCH_HIDDEN_PARAMETERS` weights between hidden
+                              layers: a checkpoint of it must load (``load_policy``'s limit of
+                              200 MB of float32 weights, dragonstones_env/policies/checkpoint.py)
+rollout buffer                ``ppo.n_steps x n_envs`` observations and action masks as float32:
+                              at most :data:`ROLLOUT_BYTES` (SB3 copies it once more to train)
+``device``                    cpu, cuda, cuda:N, mps, auto (torch's device names)
+``runs_dir``, ``out_dir``     non-empty paths without NUL, at most 4096 characters, not a file
+``n_envs``                    at most 32 with ``collector: subproc`` (a process per table)
+============================  ================================================================
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 import re
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from dragonstones_env import games
+from dragonstones_env import bounds, games
+from dragonstones_env.bounds import Bound, GiB
 from dragonstones_env.core import same_game
 from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import PolicyError, load_policy, zoo
@@ -50,51 +48,108 @@ class ConfigError(ValueError):
     """A configuration that cannot be trained; the message names the key."""
 
 
-LIMITS = {
-    "n_envs": 1024,  # batched tables (each a few MB); a subproc table is a process: at most workers_subproc
-    "n_envs_subproc": 64,
-    "workers": 64,
-    "torch_threads": 256,
-    "total_timesteps": 10**11,
-    "net_arch_layers": 16,
-    "net_arch_width": 8192,
-    "net_arch_hidden_parameters": 20_000_000,  # weights between hidden layers (the rest is in/out)
-    "ppo.n_steps": 10**7,
-    "eval.games": 10**6,
-    "league.max_snapshots": 1000,
-    "imitate.max_rows": 2_000_000,  # rows of about 6 kB (observation and mask): 12 GB at most
+_STEPS = 10**11  # about a year of training at 3,000 steps/s
+# The bounds table of the trainers: dragonstones_env/bounds.py's rows (seed, reward_shaping, ...) and
+# one per numeric key of a config (training/train.py's, training/train_rllib.py's, training/exploit.py's
+# flags), by its dotted name; "[]" is each item of a list, ".*" each value of a mapping.
+BOUNDS: Mapping[str, Bound] = {
+    **bounds.BOUNDS,
+    "num_players": bounds.BOUNDS["players"],  # then the game's own table sizes
+    "total_timesteps": Bound(int, 1, _STEPS, "about a year of training at 3,000 steps/s"),
+    "time_budget_s": Bound(float, 0.0, 1e8, "about three years of wall time; 0: no budget"),
+    "checkpoint_every": Bound(int, 1, _STEPS, "timesteps between checkpoints"),
+    "n_envs": Bound(int, 1, 1024, "tables played at once: a batched table is a few MB; with collector: subproc "
+                                  "each is a process (240 MB resident, measured), so at most 32 there"),
+    "workers": Bound(int, 1, 32, "processes of the batched collector (at most n_envs)"),
+    "torch_threads": Bound(int, 1, 64, "more threads than any machine here has cores"),
+    "ppo.learning_rate": Bound(float, 0.0, 1.0, "Adam's step size", open_low=True),
+    "ppo.gamma": Bound(float, 0.0, 1.0, "the discount", open_low=True),
+    "ppo.gae_lambda": Bound(float, 0.0, 1.0, "GAE's lambda"),
+    "ppo.clip_range": Bound(float, 0.0, 1.0, "PPO's ratio clip, 1 +- clip_range", open_low=True),
+    "ppo.ent_coef": Bound(float, 0.0, 1.0, "the entropy bonus's weight"),
+    "ppo.vf_coef": Bound(float, 0.0, 10.0, "the value loss's weight"),
+    "ppo.max_grad_norm": Bound(float, 0.0, 1000.0, "the gradient clip", open_low=True),
+    "ppo.net_arch[]": Bound(int, 1, 8192, "a hidden layer's width"),
+    "ppo.n_steps": Bound(int, 2, 10**7, "steps per environment per update (and the rollout buffer's budget)"),
+    "ppo.batch_size": Bound(int, 1, 10**7, "at most n_steps x n_envs"),
+    "ppo.n_epochs": Bound(int, 1, 1000, "passes over each rollout"),
+    "league.mix.*": Bound(float, 0.0, 1e6, "relative weights of the kinds of opponents"),
+    "league.table": Bound(float, 0.0, 1.0, "a share of the episodes"),
+    "league.mixed": Bound(float, 0.0, 1.0, "a share of the episodes (table + mixed <= 1)"),
+    "league.pfsp_power": Bound(float, 0.0, 20.0, "PFSP's exponent"),
+    "league.latest_every": Bound(int, 1, _STEPS, "timesteps between refreshes of the latest seats"),
+    "league.snapshot_every": Bound(int, 1, _STEPS, "timesteps between snapshots"),
+    "league.max_snapshots": Bound(int, 1, 1000, "snapshot folders kept (each a few MB)"),
+    "imitate.games": Bound(int, 1, 10**6, "the teacher's games"),
+    "imitate.max_rows": Bound(int, 1, 2_000_000, "decisions kept, about 6 kB each in memory: 12 GB at most"),
+    "imitate.epochs": Bound(int, 1, 1000, "passes over the decisions"),
+    "imitate.batch_size": Bound(int, 1, 2_000_000, "decisions per gradient step (at most imitate.max_rows' bound)"),
+    "imitate.learning_rate": Bound(float, 0.0, 1.0, "Adam's step size", open_low=True),
+    "imitate.value_coef": Bound(float, 0.0, 100.0, "the value loss's weight"),
+    "imitate.holdout": Bound(float, 0.0, 1.0, "a share of the decisions", open_high=True),
+    "imitate.anchor_kl": Bound(float, 0.0, 100.0, "the leash's weight (0: none)"),
+    "eval.every": Bound(int, 1, _STEPS, "timesteps between evaluations"),
+    "eval.games": bounds.BOUNDS["games"],
+    "eval.players": bounds.BOUNDS["players"],  # then the game's own table sizes
+    "eval.final_games": Bound(int, 0, 10**6, "games of the final evaluation (0: none)"),
+    "eval.panel_every": Bound(int, 0, _STEPS, "timesteps between panels (0: none)"),
+    "eval.panel_games": bounds.BOUNDS["games"],
+    "eval.final_panel_games": Bound(int, 0, 10**6, "games per mix of the final panel (0: none)"),
 }
+NET_ARCH_LAYERS = 16
+NET_ARCH_HIDDEN_PARAMETERS = 20_000_000  # weights between hidden layers (the rest is in/out): 80 MB as float32
+ROLLOUT_BYTES = 4 * GiB
+MAX_PATH = 4096
 COLLECTORS = ("batched", "subproc")  # training/envs.py: how the tables are played
+SUBPROC_TABLES = 32  # collector: subproc runs a process per table (240 MB each, measured)
 DEVICE = re.compile(r"cpu|cuda(:\d{1,2})?|mps|auto")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping (YAML keeps the last one
-    silently: a duplicated ``learning_rate`` would hide the first)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
+def check_bounds(obj: Any, table: Mapping[str, Bound] = BOUNDS, prefix: str = "",
+                 key_of: Callable[[str], str] = lambda key: key) -> None:
+    """Every number of the config dataclass ``obj`` (its sections too) within its row of ``table``
+    (``key_of`` maps a dotted key to its row; a ConfigError names the key and the range). A
+    numeric key without a row is a KeyError: every number has a bound."""
+    for f in dataclasses.fields(obj):
+        value, key = getattr(obj, f.name), prefix + f.name
+        if dataclasses.is_dataclass(value):
+            check_bounds(value, table, f"{key}.", key_of)
+            continue
+        if isinstance(value, list):
+            items = [(f"{key}[{i}]", key_of(key) + ("" if key_of(key) == "num_players" else "[]"), v)
+                     for i, v in enumerate(value)]
+        elif isinstance(value, dict):
+            items = [(f"{key}.{k}", key_of(key) + ".*", v) for k, v in value.items()]
+        else:
+            items = [(key, key_of(key), value)]
+        for name, row, v in items:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                continue  # strings, bools, None: checked by type and by the validators
+            if row not in table:
+                raise KeyError(f"{name}: a number without a row in the bounds table (training/config.py BOUNDS)")
             try:
-                duplicate = key in seen
-            except TypeError:  # an unhashable key: let the base class report it
-                break
-            if duplicate:
-                raise ConfigError(f"duplicate key {key!r} (line {key_node.start_mark.line + 1}); give each key once")
-            seen.add(key)
-        return super().construct_mapping(node, deep)
+                table[row].check(v, name)
+            except bounds.InputError as err:
+                raise ConfigError(str(err)) from None
+
+
+def check_path(key: str, value: Any, empty_ok: bool = False) -> None:
+    """A path key (``runs_dir``, ``out_dir``, ``start``, ``characters``): a string without NUL, at most
+    :data:`MAX_PATH` characters, non-empty unless ``empty_ok``."""
+    if value is None and empty_ok:
+        return
+    need(isinstance(value, str), key, f"a path (a string), got {value!r}")
+    need(bool(value.strip()) or empty_ok, key, "a path; it is empty")
+    need("\x00" not in value, key, "a path without NUL characters")
+    need(len(value) <= MAX_PATH, key, f"a path of at most {MAX_PATH} characters, got {len(value)}")
 
 
 def _load_yaml(text: str, where: str) -> Any:
+    """YAML without aliases, a key once per mapping (dragonstones_env/bounds.py's loader)."""
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: builds plain data only
-    except ConfigError as err:
-        raise ConfigError(f"{where}: {err}") from None
-    except (yaml.YAMLError, RecursionError) as err:
-        raise ConfigError(f"{where} is not valid YAML: {err}") from None
-
-
+        return bounds.load_yaml(text, where)
+    except bounds.InputError as err:
+        raise ConfigError(str(err)) from None
 
 
 # The PettingZoo name (with its layout version) of each game id, as checkpoint cards record it
@@ -123,7 +178,7 @@ class PPO(PPOCommon):
 
     # per table, per update: with the batched collector's 64 tables, 8,192 decisions a rollout
     n_steps: int = 128
-    batch_size: int = 1024
+    batch_size: int = 128  # fits one table's rollout; configs of many tables raise it (default.yaml: 1024)
     n_epochs: int = 4
 
 
@@ -286,9 +341,7 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
     if hint in (int, float) and isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
         value = float(value)  # PyYAML (YAML 1.1) reads 1e-5 as a string: its floats need a dot (1.0e-5)
     if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value):  # nan would pass every "> 0" check below, inf most of them
-            raise ConfigError(f"{name}: must be a finite number, got {value!r}")
-        return float(value)
+        return bounds.float_or_inf(value)  # nan and inf stay, for the bounds to refuse naming the range
     if hint is int and isinstance(value, float) and value.is_integer() and abs(value) >= 1000:
         return int(value)  # 2e5 written for 200000
     if not isinstance(value, hint) or (hint is not bool and isinstance(value, bool)):
@@ -323,99 +376,86 @@ def need(ok: bool, key: str, why: str) -> None:
 
 
 def validate_run(cfg: RunConfig) -> None:
-    """Check the keys of :class:`RunConfig`."""
+    """Check the keys of :class:`RunConfig` beyond their bounds (:func:`check_bounds` comes first)."""
     need(cfg.game in games.ids(), "game", "must be " + " or ".join(games.ids()))
     sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
     lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
     need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
     need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
-    need(cfg.reward_shaping >= 0, "reward_shaping", "must be >= 0")
     need(cfg.reward_shaping == 0 or "reward_shaping" in cfg.spec.options, "reward_shaping",
          f"is not an option of {cfg.spec.title}")
+    check_path("runs_dir", cfg.runs_dir)
+    check_path("out_dir", cfg.out_dir)
+    check_path("characters", cfg.characters, empty_ok=True)
+    for key in ("runs_dir", "out_dir"):  # a folder is made there: an existing file is no place for it
+        need(not Path(getattr(cfg, key)).is_file(), key, f"{getattr(cfg, key)} is a file, not a folder")
     if cfg.characters or cfg.exclude:  # a custom deck: loaded now, so a bad card fails before training
         need("characters" in cfg.spec.options, "characters", f"is not an option of {cfg.spec.title}")
         try:
             cfg.spec.env(num_players=sizes[0], **cfg.env_options())
         except ValueError as err:
             raise ConfigError(f"characters: {err}") from None
-    need(0 < cfg.total_timesteps <= LIMITS["total_timesteps"], "total_timesteps",
-         f"must be 1..{LIMITS['total_timesteps']}")
-    need(1 <= cfg.torch_threads <= LIMITS["torch_threads"], "torch_threads", f"must be 1..{LIMITS['torch_threads']}")
-    need(cfg.checkpoint_every > 0, "checkpoint_every", "must be > 0")
     need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
 
 
 def validate_league(league: LeagueConfig, kinds: tuple[str, ...]) -> None:
-    """Check a league section (both trainers'): ``mix`` weights over ``kinds``, ``table``, PFSP,
-    ``pool``, snapshots."""
-    need(0.0 <= league.table <= 1.0, "league.table", "must be a share in 0..1")
-    need(0.0 <= league.mixed <= 1.0 - league.table, "league.mixed", "must be a share in 0..1 with table + mixed <= 1")
-    need(0.0 <= league.pfsp_power <= 20.0, "league.pfsp_power", "must be in 0..20")
-    need(league.latest_every > 0, "league.latest_every", "must be > 0")
+    """Check a league section (both trainers') beyond its bounds: ``mix`` weights over ``kinds``,
+    ``table`` + ``mixed``, ``pool``."""
+    need(league.mixed <= 1.0 - league.table, "league.mixed", "must be a share in 0..1 with table + mixed <= 1")
     need(set(league.mix) <= set(kinds), "league.mix", f"kinds are {list(kinds)}")
-    need(all(w >= 0 for w in league.mix.values()) and sum(league.mix.values()) > 0, "league.mix",
-         "weights must be >= 0 with a positive sum")
+    need(sum(league.mix.values()) > 0, "league.mix", "weights must be >= 0 with a positive sum")
     need(league.mix.get("pool", 0) == 0 or bool(league.pool), "league.pool", "lists no policy but league.mix.pool > 0")
-    need(league.snapshot_every > 0, "league.snapshot_every", "must be > 0")
-    need(1 <= league.max_snapshots <= LIMITS["league.max_snapshots"], "league.max_snapshots",
-         f"must be 1..{LIMITS['league.max_snapshots']}")
     need(all(isinstance(s, str) and s for s in league.pool), "league.pool", "lists policy specs (non-empty strings)")
 
 
-def validate_net_arch(net_arch: list[int], key: str) -> None:
-    """Hidden layer widths within :data:`LIMITS` (a checkpoint of them must load)."""
-    need(1 <= len(net_arch) <= LIMITS["net_arch_layers"], key, f"1..{LIMITS['net_arch_layers']} hidden layers")
-    need(all(1 <= w <= LIMITS["net_arch_width"] for w in net_arch), key,
-         f"layer widths must be 1..{LIMITS['net_arch_width']}")
+def validate_net_arch(net_arch: list[int], key: str, table: Mapping[str, Bound] = BOUNDS) -> None:
+    """Hidden layer widths (``ppo.net_arch[]``'s bound) and sizes a checkpoint of them must load."""
+    need(1 <= len(net_arch) <= NET_ARCH_LAYERS, key, f"1..{NET_ARCH_LAYERS} hidden layers")
+    for i, width in enumerate(net_arch):
+        try:
+            table["ppo.net_arch[]"].check(width, f"{key}[{i}]")
+        except bounds.InputError as err:
+            raise ConfigError(str(err)) from None
     hidden = sum(a * b for a, b in itertools.pairwise(net_arch))
-    need(hidden <= LIMITS["net_arch_hidden_parameters"], key,
-         f"{hidden} weights between hidden layers; at most {LIMITS['net_arch_hidden_parameters']}")
+    need(hidden <= NET_ARCH_HIDDEN_PARAMETERS, key,
+         f"{hidden} weights between hidden layers; at most {NET_ARCH_HIDDEN_PARAMETERS}")
 
 
 def validate_eval(e: EvalConfig, players: range) -> None:
-    need(e.every > 0 and e.games >= 1 and e.final_games >= 0, "eval", "every > 0, games >= 1, final_games >= 0")
-    need(e.games <= LIMITS["eval.games"] and e.final_games <= LIMITS["eval.games"], "eval.games",
-         f"games and final_games must be at most {LIMITS['eval.games']}")
     need(e.players in players, "eval.players", f"must be {players.start}..{players.stop - 1}")
-    need(e.panel_every >= 0 and e.panel_games >= 1 and e.final_panel_games >= 0, "eval",
-         "panel_every >= 0, panel_games >= 1, final_panel_games >= 0")
-    need(e.panel_games <= LIMITS["eval.games"] and e.final_panel_games <= LIMITS["eval.games"], "eval.panel_games",
-         f"panel_games and final_panel_games must be at most {LIMITS['eval.games']}")
 
 
 def validate_imitate(im: ImitateConfig) -> None:
-    need(1 <= im.games <= LIMITS["eval.games"], "imitate.games", f"must be 1..{LIMITS['eval.games']}")
-    need(1 <= im.max_rows <= LIMITS["imitate.max_rows"], "imitate.max_rows",
-         f"must be 1..{LIMITS['imitate.max_rows']} (each row holds one observation in memory)")
-    need(1 <= im.epochs <= 1000, "imitate.epochs", "must be 1..1000")
-    need(im.batch_size >= 1, "imitate.batch_size", "must be >= 1")
-    need(im.learning_rate > 0, "imitate.learning_rate", "must be > 0")
-    need(im.value_coef >= 0, "imitate.value_coef", "must be >= 0")
-    need(0 <= im.holdout < 1, "imitate.holdout", "must be a share in [0, 1)")
-    need(im.anchor_kl >= 0, "imitate.anchor_kl", "must be >= 0 (0: no leash to the clone)")
     need(all(isinstance(s, str) and s for s in im.opponents), "imitate.opponents",
          "lists policy specs (non-empty strings)")
 
 
+def rollout_bytes(n_steps: int, n_envs: int, spec: GameSpec) -> int:
+    """The bytes of SB3's rollout buffer: n_steps x n_envs observations and action masks, as float32."""
+    return n_steps * n_envs * (spec.raw_env.OBS_SIZE + spec.raw_env.NUM_ACTIONS) * 4
+
+
+def validate_ppo(p: PPO, n_envs: int, spec: GameSpec, key: str = "ppo") -> None:
+    """A ``ppo`` section beyond its bounds: the batch within the rollout, the rollout within memory."""
+    need(p.batch_size <= p.n_steps * n_envs, f"{key}.batch_size", "must be 1..n_steps * n_envs")
+    size = rollout_bytes(p.n_steps, n_envs, spec)
+    need(size <= ROLLOUT_BYTES, f"{key}.n_steps",
+         f"n_steps x n_envs = {p.n_steps * n_envs} rows of {spec.title}'s observations and masks is "
+         f"{size / GiB:.1f} GiB of rollout buffer; at most {ROLLOUT_BYTES // GiB} GiB")
+    validate_net_arch(p.net_arch, f"{key}.net_arch")
+
+
 def validate(cfg: Config) -> Config:
+    check_bounds(cfg)
     validate_run(cfg)
-    need(cfg.time_budget_s >= 0, "time_budget_s", "must be >= 0 (0: no budget)")
     need(cfg.collector in COLLECTORS, "collector", f"must be one of {list(COLLECTORS)}")
-    most = LIMITS["n_envs"] if cfg.collector == "batched" else LIMITS["n_envs_subproc"]
-    need(1 <= cfg.n_envs <= most, "n_envs", f"must be 1..{most} with collector: {cfg.collector}")
-    need(1 <= cfg.workers <= min(LIMITS["workers"], cfg.n_envs), "workers", "must be 1..min(64, n_envs)")
+    need(cfg.collector == "batched" or cfg.n_envs <= SUBPROC_TABLES, "n_envs",
+         f"must be 1..{SUBPROC_TABLES} with collector: subproc (a process per table)")
+    need(cfg.workers <= cfg.n_envs, "workers", "must be 1..n_envs (each process plays some tables)")
     need(cfg.workers == 1 or cfg.collector == "batched", "workers", "is the batched collector's (collector: batched)")
     need(DEVICE.fullmatch(cfg.device) is not None, "device", "must be cpu, cuda, cuda:N, mps or auto")
-    p = cfg.ppo
-    need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
-    need(2 <= p.n_steps <= LIMITS["ppo.n_steps"], "ppo.n_steps", f"must be 2..{LIMITS['ppo.n_steps']}")
-    need(1 <= p.batch_size <= p.n_steps * cfg.n_envs, "ppo.batch_size", "must be 1..n_steps * n_envs")
-    need(p.n_epochs >= 1, "ppo.n_epochs", "must be >= 1")
-    need(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]")
-    need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
-    need(p.clip_range > 0, "ppo.clip_range", "must be > 0")
-    need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
-    validate_net_arch(p.net_arch, "ppo.net_arch")
+    check_path("start", cfg.start, empty_ok=True)
+    validate_ppo(cfg.ppo, cfg.n_envs, cfg.spec)
     validate_league(cfg.league, KINDS)
     validate_imitate(cfg.imitate)
     validate_eval(cfg.eval, cfg.player_range)
@@ -452,6 +492,8 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     keys = key.strip().split(".")
     if not all(k.strip() for k in keys):
         raise ConfigError(f"--set {text!r}: empty key; expected key=value (e.g. ppo.learning_rate=1e-4)")
+    if not raw.strip():  # `--set start=` (README, docs/training.md): the empty string, not YAML's null
+        return [k.strip() for k in keys], ""
     return [k.strip() for k in keys], _load_yaml(raw, f"--set {text!r}")
 
 
@@ -471,9 +513,9 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def read_file(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The mapping of one YAML config, on top of its ``base:`` (a config path relative to this file's folder)."""
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as err:
+    try:  # at most FILE_BYTES["config"] (1 MB; dragonstones_env/bounds.py)
+        text = bounds.read_text_limited(path, "config")
+    except (OSError, bounds.InputError) as err:
         raise ConfigError(f"cannot read config {path}: {err}") from None
     data = _load_yaml(text, f"config {path}")
     data = {} if data is None else data

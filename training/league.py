@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.core import same_game
 from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy
@@ -79,8 +80,8 @@ class FolderVersions:
     def latest(self) -> str | None:
         """The folder of the learner's newest weights, or None before the first are written."""
         try:
-            return json.loads((Path(self.run_dir) / LATEST_POINTER).read_text())["path"]
-        except (OSError, ValueError, KeyError):
+            return json.loads(read_text_limited(Path(self.run_dir) / LATEST_POINTER, "run_state"))["path"]
+        except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def snapshots(self) -> list[str]:

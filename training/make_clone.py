@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from dragonstones_env.bounds import check, flag
 from dragonstones_env.policies.checkpoint import save_checkpoint
 from training import envs
 from training.config import Config, ConfigError, load_config
@@ -41,17 +42,16 @@ from training.train import env_kwargs, fit_clone, new_model, teacher_games
 
 
 def parse_chunk(text: str) -> tuple[int, int]:
-    """``SEED:GAMES`` as two ints (GAMES >= 1), else a ValueError naming the format."""
+    """``SEED:GAMES`` as two ints within the bounds table's ``seed`` and ``games`` rows, else a
+    ValueError naming the format or the range."""
     seed, sep, games = text.partition(":")
     try:
         if not sep:
             raise ValueError
         chunk = int(seed), int(games)
     except ValueError:
-        raise ValueError(f"--chunk {text!r}: expected SEED:GAMES, e.g. 5011:2000") from None
-    if chunk[1] < 1:
-        raise ValueError(f"--chunk {text!r}: GAMES must be >= 1")
-    return chunk
+        raise ValueError(f"--chunk {text[:40]!r}: expected SEED:GAMES, e.g. 5011:2000") from None
+    return check("seed", chunk[0], "--chunk SEED"), check("games", chunk[1], "--chunk GAMES")
 
 
 def _collect_chunk(job: tuple[Config, int, int]) -> Demonstrations:
@@ -87,23 +87,25 @@ def make_clone(cfg: Config, chunks: list[tuple[int, int]], out: str | Path, work
     return figures
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="the run's YAML config: env, teacher, opponents, network, imitate settings")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one config key")
     parser.add_argument("--chunk", action="append", required=True, metavar="SEED:GAMES",
                         help="GAMES games of the teacher from seed SEED (repeatable)")
-    parser.add_argument("--workers", type=int, default=1, help="processes collecting chunks (default: 1)")
+    parser.add_argument("--workers", type=flag("workers"), default=1, help="processes collecting chunks (default: 1)")
     parser.add_argument("--out", required=True,
                         help="the folder to write (model.zip, policy.npz, value.npz, card.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         chunks = [parse_chunk(c) for c in args.chunk]
         cfg = load_config(args.config, args.set)
         if not cfg.imitate.teacher:
             raise ConfigError("imitate.teacher: a clone needs a teacher (e.g. --set imitate.teacher=heuristic)")
-        if args.workers < 1:
-            raise ValueError(f"--workers must be >= 1, got {args.workers}")
     except ValueError as err:  # ConfigError is one
         print(f"make_clone: {err}", file=sys.stderr)
         return 2

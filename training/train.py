@@ -4,9 +4,12 @@
     python -m training.train --config ... --finetune FOLDER --trust-model-zip
 
 ``--resume`` reads the ``model.zip`` of this run's own checkpoint (``<runs_dir>/<run_name>``).
-``--finetune FOLDER`` starts a new run from another checkpoint's ``model.zip``; SB3's model.zip
-unpickles, which runs any code the file holds, so it also needs ``--trust-model-zip``: use it
-only for a folder you made yourself or trust like code (README, "Loading checkpoints from others").
+``--finetune FOLDER`` starts a new run from another checkpoint's ``model.zip``. SB3's model.zip
+unpickles, which runs any code the file holds, and a config can point ``runs_dir`` anywhere: both
+read a model.zip only when it carries this machine's mark (``model.zip.mark``, the keyed hash
+training writes beside every model.zip it saves; dragonstones_env/policies/marks.py), or with
+``--trust-model-zip``: use that only for a file you made yourself or trust like code (README,
+"Loading checkpoints from others").
 The config's ``start`` (training/start.py) starts a new run from a checkpoint folder's actor and
 critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
@@ -22,6 +25,7 @@ pool, the teacher, the start's weights) are config.check_sources and start.read_
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import sys
@@ -37,11 +41,12 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import obs_as_tensor
 from threadpoolctl import threadpool_limits
 
+from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
 from dragonstones_env.evaluation.facts import checked_options
 from dragonstones_env.play.arena import seat_rotated_match
-from dragonstones_env.policies import PolicyError, load_policy, zoo
-from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint
+from dragonstones_env.policies import PolicyError, load_policy, marks, zoo
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import League, publish_latest
 
 from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
@@ -89,10 +94,26 @@ def new_model(venv: Any, p: PPO, seed: int, device: str = "cpu",
                        tensorboard_log=tensorboard_log, seed=seed, device=device, verbose=0)
 
 
-def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: str) -> Any:
-    """The model.zip in ``folder`` with this config's PPO settings (a smaller learning rate, more
-    epochs...) and its step count at 0; its network must have the config's shape."""
-    model = MaskablePPO.load(Path(folder) / "model.zip", env=venv, device=cfg.device, seed=cfg.seed,
+def model_zip_bytes(path: Path, trust: bool, flag: str) -> bytes:
+    """The bytes of a ``model.zip`` about to be unpickled: marked by this machine (their hash is the
+    mark's: dragonstones_env/policies/marks.py), or trusted with ``--trust-model-zip``; else a
+    ConfigError. The bytes checked are the bytes loaded: the file cannot change in between."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"{flag}: cannot read {path} ({err.strerror})") from None
+    why = marks.check_mark(path, marks.sha256_bytes(data))
+    if why is not None and not trust:
+        raise ConfigError(f"{flag}: {why}. Unpickling it can run any code it holds: add --trust-model-zip only "
+                          "if you made it or trust it like code")
+    return data
+
+
+def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: str, trust: bool = False) -> Any:
+    """The model.zip in ``folder`` (marked, or ``trust``) with this config's PPO settings (a smaller
+    learning rate, more epochs...) and its step count at 0; its network must have the config's shape."""
+    data = model_zip_bytes(Path(folder) / "model.zip", trust, "--finetune")
+    model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.device, seed=cfg.seed,
                              tensorboard_log=tensorboard_log, **ppo_settings(cfg.ppo))
     arch = list(model.policy_kwargs.get("net_arch") or [])
     if arch != list(cfg.ppo.net_arch):
@@ -259,21 +280,36 @@ class LeagueCallback(BaseCallback):
         self.state["wall_time"] += time.time() - self.started
         self.started = time.time()
         self.run.checkpoint.mkdir(parents=True, exist_ok=True)
-        self.model.save(self.run.checkpoint / "model.zip")
+        save_model(self.model, self.run.checkpoint / "model.zip")  # and its mark, which --resume checks
         (self.run.checkpoint / "state.json").write_text(json.dumps(self.state, default=list) + "\n")
+
+
+def read_state(run: RunFolders) -> dict[str, Any]:
+    """The run state saved with the checkpoint (JSON, at most ``FILE_BYTES["run_state"]`` bytes)."""
+    path = run.checkpoint / "state.json"
+    try:
+        state = json.loads(read_text_limited(path, "run_state", "run state"))
+    except (OSError, ValueError) as err:  # InputError and JSON's errors are ValueErrors
+        raise ConfigError(f"--resume: cannot read {path} ({err})") from None
+    if not isinstance(state, dict) or not isinstance(state.get("evaluations"), list) \
+            or not isinstance(state.get("wall_time"), (int, float)):
+        raise ConfigError(f"--resume: {path} is not a run state (wall_time, evaluations)")
+    return state
 
 
 def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolders,
                 start_weights: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
     """The model (resumed, fine-tuned, new from the config's start or a teacher's clone) and the run state."""
     state: dict[str, Any] = {"wall_time": 0.0, "evaluations": []}
-    if args.resume:  # this run's own checkpoint, under the user's runs_dir
-        model = MaskablePPO.load(run.checkpoint / "model.zip", env=venv, device=cfg.device)
-        state = json.loads((run.checkpoint / "state.json").read_text())
+    if args.resume:  # this run's checkpoint, under the config's runs_dir: marked here, or trusted
+        data = model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
+        model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.device)
+        state = read_state(run)
         print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
         return model, state
-    if args.finetune:  # allowed by --trust-model-zip only (checked in main)
-        model = finetune_model(venv, args.finetune, cfg, tensorboard_log=str(run.root / "tb"))
+    if args.finetune:  # a marked model.zip, or --trust-model-zip
+        model = finetune_model(venv, args.finetune, cfg, tensorboard_log=str(run.root / "tb"),
+                               trust=args.trust_model_zip)
         print(f"fine-tuning from {args.finetune} with the config's PPO settings")
     else:
         model = new_model(venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run.root / "tb"))
@@ -308,7 +344,7 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
     return final
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (see configs/ and training/config.py)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -316,22 +352,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
     parser.add_argument("--overwrite", action="store_true", help="delete an existing run of this name first")
     parser.add_argument("--finetune", metavar="FOLDER",
-                        help="start from the model.zip of this checkpoint folder (needs --trust-model-zip)")
+                        help="start from the model.zip of this checkpoint folder (marked by training on this "
+                             "machine, or with --trust-model-zip)")
     parser.add_argument("--trust-model-zip", action="store_true",
-                        help="allow --finetune to unpickle FOLDER/model.zip: it can run code, so only for "
-                             "a folder you made or trust like code")
-    return parser.parse_args(argv)
+                        help="let --resume and --finetune unpickle a model.zip without this machine's mark: it "
+                             "can run code, so only for a file you made or trust like code")
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
 
 
 def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> None:
     """What the command line asks of this config and these folders, before anything is written (a ConfigError)."""
-    if args.finetune and not args.trust_model_zip:
-        raise ConfigError("--finetune reads a model.zip, which can run code when loaded: add --trust-model-zip "
-                          "if you made this folder or trust it like code")
     if args.finetune and args.resume:
         raise ConfigError("--finetune starts a new run; --resume continues one: give one of them")
     if args.finetune and not (Path(args.finetune) / "model.zip").is_file():
         raise ConfigError(f"--finetune: there is no {Path(args.finetune) / 'model.zip'}")
+    if args.finetune:  # refused here already, before anything is made (build_model checks the bytes it loads)
+        model_zip_bytes(Path(args.finetune) / "model.zip", args.trust_model_zip, "--finetune")
     if cfg.start and args.finetune:
         raise ConfigError(f"start ({cfg.start}) is where the run starts, and so is --finetune: give one of them "
                           "(--set start= clears start)")
@@ -343,6 +383,9 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
         raise ConfigError(f"{run.root} exists: use --resume to continue it, or another run_name")
     if args.resume and not (run.checkpoint / "model.zip").is_file():
         raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
+    if args.resume:
+        model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
+        read_state(run)
     if args.resume and cfg.imitate.anchor_kl and not run.anchor.is_dir():
         raise ConfigError(f"--resume: imitate.anchor_kl is {cfg.imitate.anchor_kl}, but {run.root} has no anchor "
                           "to leash to (it was started without one): resume it with imitate.anchor_kl=0")

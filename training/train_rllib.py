@@ -33,20 +33,23 @@ from typing import Any
 
 import dragonstones_env
 import training
+from dragonstones_env.bounds import Bound, read_text_limited
+from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
 from dragonstones_env.play.arena import seat_rotated_match
-from dragonstones_env.policies import PolicyError, load_policy
+from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, CheckpointPolicy, expected_layout
 from training.league import KINDS
 
 from .config import (
-    LIMITS,
+    BOUNDS,
     ConfigError,
     EvalConfig,
     LeagueConfig,
     PPOCommon,
     RunConfig,
     build,
+    check_bounds,
     need,
     read_config,
     validate_eval,
@@ -99,34 +102,36 @@ class RLlibConfig(RunConfig):
     eval: EvalConfig = field(default_factory=EvalConfig)
 
 
+# The bounds of RLlib's own keys, on top of training.config.BOUNDS (dragonstones_env/bounds.py's table).
+RLLIB_BOUNDS: dict[str, Bound] = {
+    **BOUNDS,
+    "ray.num_env_runners": Bound(int, 0, BOUNDS["n_envs"].high, "EnvRunner actors, one process each (0: the driver)"),
+    "ray.num_envs_per_env_runner": Bound(int, 1, 64, "games stepped together in one EnvRunner"),
+    "ray.num_cpus_per_env_runner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each EnvRunner"),
+    "ray.rollout_fragment_length": Bound(int, 1, 10**6, "env steps per EnvRunner per sample call"),
+    "ray.sample_timeout_s": Bound(float, 0.0, 86_400.0, "a day", open_low=True),
+    "ray.num_learners": Bound(int, 0, 16, "Learner actors (one per GPU)"),
+    "ray.num_cpus_per_learner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each Learner"),
+    "ray.num_gpus_per_learner": Bound(float, 0.0, 16.0, "GPUs Ray reserves for each Learner"),
+    "ppo.train_batch_size": Bound(int, 2, 10**7, "env steps per update"),
+    "ppo.minibatch_size": Bound(int, 1, 10**7, "at most train_batch_size"),
+    "ppo.num_epochs": Bound(int, 1, 1000, "passes over each batch"),
+    "ppo.vf_clip": Bound(float, 0.0, 1e6, "RLlib's vf_clip_param", open_low=True),
+    "bench_sampling": Bound(int, 0, 10**7, "--bench-sampling: env steps per env runner (0: train)"),
+}
+
+
 def validate(cfg: RLlibConfig) -> RLlibConfig:
+    check_bounds(cfg, RLLIB_BOUNDS)
     validate_run(cfg)
     r = cfg.ray
     need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
          "null, 'auto', 'ray://HOST:10001' or 'HOST:6379'")
-    need(0 <= r.num_env_runners <= LIMITS["n_envs"], "ray.num_env_runners", f"must be 0..{LIMITS['n_envs']}")
-    need(1 <= r.num_envs_per_env_runner <= LIMITS["n_envs"], "ray.num_envs_per_env_runner",
-         f"must be 1..{LIMITS['n_envs']}")
-    need(r.num_cpus_per_env_runner >= 0, "ray.num_cpus_per_env_runner", "must be >= 0")
-    need(r.rollout_fragment_length == "auto" or (isinstance(r.rollout_fragment_length, int)
-                                                 and r.rollout_fragment_length >= 1),
+    need(r.rollout_fragment_length == "auto" or isinstance(r.rollout_fragment_length, int),
          "ray.rollout_fragment_length", "must be 'auto' or an int >= 1")
-    need(r.sample_timeout_s > 0, "ray.sample_timeout_s", "must be > 0")
-    need(r.num_learners >= 0, "ray.num_learners", "must be >= 0")
-    need(r.num_cpus_per_learner >= 0 and r.num_gpus_per_learner >= 0, "ray.num_cpus_per_learner/num_gpus_per_learner",
-         "must be >= 0")
     p = cfg.ppo
-    need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
-    need(p.train_batch_size >= 2, "ppo.train_batch_size", "must be >= 2")
-    need(1 <= p.minibatch_size <= p.train_batch_size, "ppo.minibatch_size", "must be 1..train_batch_size")
-    need(p.num_epochs >= 1, "ppo.num_epochs", "must be >= 1")
-    need(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]")
-    need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
-    need(p.clip_range > 0, "ppo.clip_range", "must be > 0")
-    need(p.ent_coef >= 0 and p.vf_coef >= 0, "ppo.ent_coef/vf_coef", "must be >= 0")
-    need(p.vf_clip > 0, "ppo.vf_clip", "must be > 0")
-    need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
-    validate_net_arch(p.net_arch, "ppo.net_arch")
+    need(p.minibatch_size <= p.train_batch_size, "ppo.minibatch_size", "must be 1..train_batch_size")
+    validate_net_arch(p.net_arch, "ppo.net_arch", RLLIB_BOUNDS)
     need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
     validate_league(cfg.league, KINDS)
     validate_eval(cfg.eval, cfg.player_range)
@@ -298,7 +303,7 @@ def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, An
 
 
 # ---------------------------------------------------------------------------- main
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (see configs/rllib_ppo.yaml and docs/rllib.md)")
     parser.add_argument("--address", help="Ray address: 'auto' (a cluster this node is in) or 'ray://HOST:10001' "
@@ -306,10 +311,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one config key, e.g. --set ray.num_env_runners=4 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="let --resume restore a checkpoint without this machine's mark (RLlib's checkpoints "
+                             "unpickle, which can run code: only for one you made or trust like code)")
     parser.add_argument("--overwrite", action="store_true", help="delete an existing run of this name first")
-    parser.add_argument("--bench-sampling", type=int, metavar="STEPS", default=0,
+    parser.add_argument("--bench-sampling", type=bounded("bench_sampling", RLLIB_BOUNDS), metavar="STEPS", default=0,
                         help="only measure sampling: STEPS env steps per env runner, timed; print steps/s")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     overrides = list(args.set) + ([f"ray.address={args.address}"] if args.address else [])
     try:
         cfg = load_config(args.config, overrides)
@@ -334,6 +346,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if args.resume and not (ckpt_dir / "state.json").is_file():
             print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
+            return 2
+        # RLlib restores a checkpoint by unpickling it, and runs_dir may point anywhere: only a folder
+        # marked on this machine when it was saved (dragonstones_env/policies/marks.py), or trusted.
+        why = marks.check_mark(ckpt_dir / "algo") if args.resume else None
+        if why is not None and not args.trust_checkpoint:
+            print(f"--resume: {why}. Restoring it can run any code it holds: add --trust-checkpoint only if you "
+                  "made it or trust it like code", file=sys.stderr)
             return 2
 
     import torch  # the optional rllib extra, seconds to import: after the config checks
@@ -365,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
     if args.resume:
         algo.restore_from_path(str((ckpt_dir / "algo").resolve()))
-        state = json.loads((ckpt_dir / "state.json").read_text())
+        state = json.loads(read_text_limited(ckpt_dir / "state.json", "run_state", "run state"))
         print(f"resuming {cfg.run_name} at {state['steps']} env steps")
     snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
     if snapshots_used and snapshot_dir.is_dir():  # a resumed run's league gets its snapshots back
@@ -386,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     def save_checkpoint() -> None:
         ckpt_dir.mkdir(parents=True, exist_ok=True)
         algo.save_to_path(str((ckpt_dir / "algo").resolve()))
+        marks.write_mark(ckpt_dir / "algo")  # what --resume checks before restoring (unpickling) it
         (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
 
     started = time.time()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dragonstones_env import games
+from dragonstones_env.bounds import flag
 from dragonstones_env.policies import PolicyError
 
 from .facts import PANEL_GAMES, EvaluationError
@@ -18,6 +19,7 @@ from .tournament import evaluate
 
 
 # ---------------------------------------------------------------------------- command line
+# Every number is checked against the bounds table (dragonstones_env/bounds.py) as it is parsed.
 def build_parser(prog: str = "python -m dragonstones_env.evaluation") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
@@ -33,18 +35,18 @@ def build_parser(prog: str = "python -m dragonstones_env.evaluation") -> argpars
                         "random and any --baseline, k copies against n-k for every k and table size")
     p.add_argument("--baseline", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="with --panel: more opponents (checkpoints, shipped names)")
-    p.add_argument("--k", nargs="+", type=int, default=None, metavar="K",
+    p.add_argument("--k", nargs="+", type=flag("k"), default=None, metavar="K",
                    help="with --panel: only these candidate counts (default: every k = 1..n-1)")
     p.add_argument("--copies", nargs="*", default=None, metavar="SPEC",
                    help="with --panel: the opponents whose all-copies table is played (default: every one; "
                         "give the flag alone for none)")
-    p.add_argument("--players", nargs="+", type=int, default=[4],
+    p.add_argument("--players", nargs="+", type=flag("players"), default=[4],
                    help="seats at the table (default: 4); --panel takes several sizes, e.g. 3 4 6")
-    p.add_argument("--games", type=int, default=None,
+    p.add_argument("--games", type=flag("games"), default=None,
                    help=f"games to play (default: 1000); with --panel, games per mix (default: {PANEL_GAMES}; "
                         "claims need at least 1000)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
-    p.add_argument("--seed", type=int, default=0, help="base seed; game g uses seed+g (default: 0)")
+    p.add_argument("--workers", type=flag("workers"), default=1, help="worker processes (default: 1)")
+    p.add_argument("--seed", type=flag("seed"), default=0, help="base seed; game g uses seed+g (default: 0)")
     p.add_argument("--lineup", default=None, metavar="SPEC,SPEC,...",
                    help="one spec per seat, comma-separated, rotated across seats from game to game "
                         "(e.g. champion,heuristic,heuristic,heuristic)")

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env import games
+from dragonstones_env import bounds, games
 from dragonstones_env.games import GameSpec
 
 CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
@@ -32,9 +32,12 @@ def game_facts(game: str) -> GameSpec:
         raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(games.ids())}") from None
 
 
-def check_positive_int(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise EvaluationError(f"{name} must be a positive int, got {value!r}")
+def check_bounded(key: str, value: Any) -> None:
+    """``value`` within the bounds table's row ``key`` (``games``, ``workers``: dragonstones_env/bounds.py)."""
+    try:
+        bounds.check(key, value)
+    except bounds.InputError as err:
+        raise EvaluationError(str(err)) from None
 
 
 class EvaluationError(ValueError):

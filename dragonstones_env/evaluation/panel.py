@@ -13,7 +13,7 @@ import numpy as np
 from dragonstones_env.play.arena import wilson_interval
 from dragonstones_env.policies import zoo
 
-from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_positive_int, custom_deck, game_facts, player_range
+from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_bounded, custom_deck, game_facts, player_range
 from .report import write_panel
 from .tournament import play_tasks, preload
 
@@ -118,8 +118,8 @@ def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int
     for n in players:
         if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
             raise EvaluationError(f"{game} is played by {low} to {high} players, got a table of {n!r}")
-    check_positive_int("games", games)
-    check_positive_int("workers", workers)
+    check_bounded("games", games)
+    check_bounded("workers", workers)
     if not candidate:
         raise EvaluationError("no candidate spec given")
     if not opponents:

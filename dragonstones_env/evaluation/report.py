@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
+
+from dragonstones_env.bounds import InputError, read_text_limited
 
 from .facts import EvaluationError
 from .plots import plot_panel, plot_ratings, plot_training_curve
@@ -60,17 +63,25 @@ def write_outputs(summary: dict[str, Any], out: str | Path, run_dir: str | Path 
 
 
 def read_eval_csv(path: str | Path) -> list[dict[str, float]]:
-    """Rows ``timesteps, win_rate, ci_low, ci_high`` (header optional) of a training run's ``eval.csv``."""
+    """Rows ``timesteps, win_rate, ci_low, ci_high`` (header optional) of a training run's ``eval.csv``,
+    read up to ``FILE_BYTES["run_state"]`` bytes (dragonstones_env/bounds.py)."""
     keys = ("timesteps", "win_rate", "ci_low", "ci_high")
     rows = []
-    with Path(path).open(newline="") as f:
-        for line in csv.reader(f):
-            if not line or line[0].strip() in ("", "timesteps"):
-                continue
-            try:
-                rows.append(dict(zip(keys, map(float, line[:4]), strict=True)))
-            except ValueError:
-                raise EvaluationError(f"{path}: cannot read the row {line!r} as {', '.join(keys)}") from None
+    try:
+        text = read_text_limited(path, "run_state", "run's eval.csv")
+    except InputError as err:
+        raise EvaluationError(str(err)) from None
+    try:
+        lines = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as err:
+        raise EvaluationError(f"{path}: not a CSV file ({err})") from None
+    for line in lines:
+        if not line or line[0].strip() in ("", "timesteps"):
+            continue
+        try:
+            rows.append(dict(zip(keys, map(float, line[:4]), strict=True)))
+        except ValueError:
+            raise EvaluationError(f"{path}: cannot read the row {line!r:.200} as {', '.join(keys)}") from None
     return rows
 
 

@@ -18,7 +18,7 @@ from .facts import (
     CHUNK,
     ENV_DECK,
     EvaluationError,
-    check_positive_int,
+    check_bounded,
     custom_deck,
     env_factory,
     game_facts,
@@ -230,8 +230,8 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     low, high = player_range(game)
     if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
         raise EvaluationError(f"{game} is played by {low} to {high} players, got players={players!r}")
-    check_positive_int("games", games)
-    check_positive_int("workers", workers)
+    check_bounded("games", games)
+    check_bounded("workers", workers)
     if not specs and lineup:
         specs = list(dict.fromkeys(lineup))
     if not specs:

@@ -1,35 +1,69 @@
 """``dragonstones replay RECORD --gif out.gif``: a game record as an animation, one frame per decision.
 
-The record (the engine's JSON list, or a file saved by the app) is read as JSON, size-limited and
+The record (the engine's JSON list, or a file saved by the app) is read up to
+``FILE_BYTES["record"]`` bytes (dragonstones_env/bounds.py: 16 MB; ``/dev/zero`` stops there), then
 checked by the engine's replay before anything is drawn; each frame is the env's ``rgb_array``
-picture from one seat.
+picture from one seat, or with ``--seat all`` every seat's picture side by side at half size (what
+each player saw at that moment).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env.bounds import FILE_BYTES, InputError, check, read_text_limited
 
 from .app.sessions import AppError, parse_record
 
-MAX_RECORD_BYTES = 50_000_000
+ALL = "all"  # --seat all: every seat's view in one frame
+MAX_RECORD_BYTES = FILE_BYTES["record"]
 
 
-def frames(record_body: object, seat: int) -> list:
-    """The pictures of a record's game from ``seat``, before each decision and at the end."""
+def tile(pictures: list[np.ndarray]) -> np.ndarray:
+    """Seats' pictures at half size in a grid (2 columns up to 4 seats, 3 beyond), seat 0 top left."""
+    small = [p[::2, ::2] for p in pictures]
+    cols = 2 if len(small) <= 4 else 3
+    rows = -(-len(small) // cols)
+    h, w, _ = small[0].shape
+    out = np.full((rows * h, cols * w, 3), 255, np.uint8)
+    for i, p in enumerate(small):
+        out[(i // cols) * h:(i // cols + 1) * h, (i % cols) * w:(i % cols + 1) * w] = p
+    return out
+
+
+def frames(record_body: object, seat: int | str) -> list:
+    """The pictures of a record's game from ``seat`` (or ``"all"`` seats), before each decision and at the end."""
     mod, record, _ = parse_record(record_body)
     start = record[0]
     n = start["num_players"]
-    if not 0 <= seat < n:
-        raise AppError(400, f"seat must be from 0 to {n - 1} for this {n}-player record, got {seat}")
+    if seat != ALL and not 0 <= seat < n:
+        raise AppError(400, f"seat must be from 0 to {n - 1} (or all) for this {n}-player record, got {seat}")
     env = mod.env_for_record(start)
-    out = [env.picture(seat)]
+
+    def picture() -> Any:
+        return tile([env.picture(s) for s in range(n)]) if seat == ALL else env.picture(seat)
+
+    out = [picture()]
     for ev in record:
         if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
             env.step(mod.encode(ev["option"], ev["player"], n))
-            out.append(env.picture(seat))
+            out.append(picture())
     return out
+
+
+def parse_seat(seat: str | int) -> int | str:
+    """``"all"``, or a seat number within the bounds table's ``seat`` row (a ValueError naming --seat)."""
+    if seat == ALL:
+        return ALL
+    try:
+        number = int(seat)
+    except ValueError:
+        raise InputError(f"--seat: a seat number or all, got {str(seat)[:40]!r}") from None
+    return check("seat", number, "--seat")
 
 
 def record_to_gif(path: str, gif: str, seat: str | int = 0, ms: int = 400) -> int:
@@ -37,13 +71,11 @@ def record_to_gif(path: str, gif: str, seat: str | int = 0, ms: int = 400) -> in
     from PIL import Image
 
     try:
-        seat_no = int(seat)
-        source = Path(path)
-        if source.stat().st_size > MAX_RECORD_BYTES:
-            raise AppError(413, f"{path} has more than {MAX_RECORD_BYTES} bytes")
-        body = json.loads(source.read_text(encoding="utf-8"))
-        pictures = frames(body, seat_no)
-    except (OSError, ValueError, RecursionError) as err:
+        who = parse_seat(seat)
+        ms = check("frame_ms", ms, "--ms")
+        body = json.loads(read_text_limited(path, "record"))
+        pictures = frames(body, who)
+    except (OSError, ValueError, RecursionError) as err:  # InputError and JSON's errors are ValueErrors
         print(f"dragonstones replay: cannot read {path}: {err}", file=sys.stderr)
         return 2
     except AppError as err:
@@ -53,5 +85,5 @@ def record_to_gif(path: str, gif: str, seat: str | int = 0, ms: int = 400) -> in
     # the last frame (the result) stays on screen longer
     durations = [ms] * (len(images) - 1) + [max(ms, 3000)]
     images[0].save(gif, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
-    print(f"{gif}: {len(images)} frames from seat {seat_no}")
+    print(f"{gif}: {len(images)} frames from {'every seat' if who == ALL else f'seat {who}'}")
     return 0

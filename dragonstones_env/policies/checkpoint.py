@@ -2,7 +2,8 @@
 
 A checkpoint folder holds ``card.json`` (what it is: algorithm, environment, the layout
 signature, how it was trained), ``policy.npz`` (the actor network's weights: what plays)
-and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume) and
+and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume; with
+``model.zip.mark``, the keyed hash that lets training unpickle it, :mod:`.marks`) and
 ``value.npz`` (the critic's weights, in the same format with one output: with the actor, a new
 run's ``start`` without unpickling anything; training/start.py).
 Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
@@ -13,9 +14,12 @@ Checkpoints are exchanged between users, so loading one trusts nothing in it:
 * only ``policy.npz`` is read, with ``allow_pickle=False``; ``model.zip`` (SB3's format, which
   unpickles and so can run code) is never read here;
 * before any array is read, the npz's entry names, dtypes and shapes are checked from the
-  headers: float weights, at most :data:`MAX_PARAMETERS` numbers in all;
+  headers: float weights, at most :data:`MAX_ENTRY_BYTES` of array data in the entries (in their
+  own dtype: float64 weights take twice the bytes of float32 ones) and at most
+  :data:`MAX_WEIGHT_BYTES` of float32 weights to hold once loaded;
 * then the layer chain (input = the game's observation size, output = its action count, each
-  bias the width of its layer) and finite values (no NaN or inf);
+  bias the width of its layer) and finite values after the cast to float32, the dtype that plays
+  (a float64 of 1e39 is finite, and infinite as a float32);
 * ``card.json``: at most :data:`MAX_CARD_BYTES` bytes, nested at most :data:`MAX_CARD_DEPTH`
   deep, a JSON object whose ``algorithm``, ``env`` and ``layout`` are strings naming a known
   game and its current layout (:func:`read_card`, :func:`expected_layout`).
@@ -26,6 +30,7 @@ Every failure is a :class:`~dragonstones_env.policies.base.PolicyError` naming t
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import zipfile
@@ -35,15 +40,17 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import games
+from dragonstones_env.bounds import FILE_BYTES, InputError, read_limited
 
 from .base import PolicyError
+from .marks import sha256_bytes, write_mark
 
 CARD_FILE = "card.json"
 MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
 POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
 VALUE_FILE = "value.npz"  # the critic's weights: never read to play, only to start a run from
 # card.json limits: the champion's card is 9 kB and 5 levels deep.
-MAX_CARD_BYTES = 1_000_000
+MAX_CARD_BYTES = FILE_BYTES["card"]  # read up to this, whatever the file system says (/dev/zero has size 0)
 MAX_CARD_DEPTH = 32
 
 ACTIVATIONS = {
@@ -51,9 +58,11 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
     "identity": lambda x: x,
 }
-# Limits on what a checkpoint may hold. The champion has 0.3 M parameters in 3 layers; these
-# leave room for far bigger networks while refusing files that would exhaust memory.
-MAX_PARAMETERS = 50_000_000  # numbers in all the weights and biases (200 MB as float32)
+# Limits on what a checkpoint may hold, in bytes (issue #30: a limit on numbers let 49 M float64
+# parameters through, 400 MB in memory). The champion has 0.3 M parameters (1.2 MB as float32) in
+# 3 layers; these leave room for far bigger networks while refusing files that would exhaust memory.
+MAX_WEIGHT_BYTES = 200_000_000  # the float32 weights and biases held to play (50 M parameters)
+MAX_ENTRY_BYTES = 200_000_000  # the arrays of the npz's entries as stored (their dtype), read one at a time
 MAX_LAYERS = 64
 _FLOAT_KINDS = "f"  # float16/32/64; ints, objects (pickles), strings, complex are refused as weights
 
@@ -92,9 +101,16 @@ def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.
                 headers[name[:-4]] = _npy_header(archive, name, where)
     except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
         raise PolicyError(f"{where}: cannot read the archive ({type(err).__name__}: {err})") from None
-    total = sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())
-    if total > MAX_PARAMETERS:  # from the headers, before any array is read (a zip bomb stops here)
-        raise PolicyError(f"{where}: {total} numbers, more than {MAX_PARAMETERS} parameters (limit MAX_PARAMETERS)")
+    # From the headers, before any array is read (a zip bomb stops here): the bytes the entries
+    # hold in their own dtype, and the bytes of float32 weights they become.
+    numbers = sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())
+    stored = sum(int(np.prod(shape, dtype=object)) * dtype.itemsize for shape, dtype in headers.values())
+    if stored > MAX_ENTRY_BYTES:
+        raise PolicyError(f"{where}: its arrays hold {stored} bytes; at most {MAX_ENTRY_BYTES} "
+                          "(limit MAX_ENTRY_BYTES)")
+    if numbers * 4 > MAX_WEIGHT_BYTES:
+        raise PolicyError(f"{where}: {numbers} weights are {numbers * 4} bytes as float32; at most "
+                          f"{MAX_WEIGHT_BYTES} (limit MAX_WEIGHT_BYTES)")
     for key, kind in (("layers", "iu"), ("activation", "U")):
         if key not in headers:
             raise PolicyError(f"{where}: no {key!r} entry")
@@ -125,12 +141,16 @@ def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.
         width = out
     weights = []
     try:
-        with np.load(npz, allow_pickle=False) as data:
+        with np.load(npz, allow_pickle=False) as data, np.errstate(over="ignore", invalid="ignore"):
             for i in range(count):
-                w, b = data[f"w{i}"], data[f"b{i}"]
+                # one entry at a time in its stored dtype, cast at once to the float32 that plays,
+                # and checked after the cast: a float64 of 1e39 is finite, and inf as a float32
+                w = data[f"w{i}"].astype(np.float32)
+                b = data[f"b{i}"].astype(np.float32)
                 if not (np.isfinite(w).all() and np.isfinite(b).all()):
-                    raise PolicyError(f"{where}: layer {i} holds NaN or infinite values")
-                weights.append((w.astype(np.float32), b.astype(np.float32)))
+                    raise PolicyError(f"{where}: layer {i} holds NaN or infinite values (as float32, the "
+                                      "dtype that plays)")
+                weights.append((w, b))
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
         if isinstance(err, PolicyError):
             raise
@@ -267,14 +287,27 @@ class CheckpointPolicy:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
 
 
+def save_model(model: Any, path: str | Path) -> Path:
+    """Write an SB3 model's ``model.zip`` at ``path`` and its mark beside it (:mod:`.marks`: the
+    keyed hash of the bytes written, which ``--resume`` and ``--finetune`` check before unpickling)."""
+    path = Path(path)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    data = buffer.getvalue()
+    path.write_bytes(data)
+    write_mark(path, sha256_bytes(data))
+    return path
+
+
 def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1",
                     with_model: bool = True) -> Path:
     """Write ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``, and
-    ``model.zip`` and ``value.npz`` unless ``with_model`` is False (league snapshots only need to play)."""
+    ``model.zip`` (marked) and ``value.npz`` unless ``with_model`` is False (league snapshots only
+    need to play)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if with_model:
-        model.save(folder / MODEL_FILE)
+        save_model(model, folder / MODEL_FILE)
         save_mlp(folder / VALUE_FILE, *sb3_weights(model, "critic"))
     CheckpointPolicy.from_sb3(model).save_npz(folder / POLICY_FILE)
     card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name), **card}
@@ -319,10 +352,10 @@ def read_card(path: Path, spec: str) -> dict[str, Any]:
         raise PolicyError(f"policy {spec!r}: {path} is not a checkpoint folder (it needs {CARD_FILE} and "
                           f"{POLICY_FILE})")
     try:
-        size = card_path.stat().st_size
-        if size > MAX_CARD_BYTES:
-            raise PolicyError(f"policy {spec!r}: {card_path} has {size} bytes; at most {MAX_CARD_BYTES} allowed")
-        text = card_path.read_text(encoding="utf-8")
+        try:
+            text = read_limited(card_path, "card").decode("utf-8")
+        except InputError as err:
+            raise PolicyError(f"policy {spec!r}: {err}") from None
         if _depth(text) > MAX_CARD_DEPTH:
             raise PolicyError(f"policy {spec!r}: {card_path} nests deeper than {MAX_CARD_DEPTH} levels")
         card = json.loads(text, parse_constant=_refuse_constant)

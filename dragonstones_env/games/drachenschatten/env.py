@@ -33,9 +33,9 @@ still on their stack (D4). Nobody observes another player's memory or which stac
 Options (keyword arguments of :func:`env` / :class:`raw_env`):
 
 * ``num_players`` (2): 2 to 4 (D2).
-* ``max_steps`` (1000, ``rules.DEFAULT_MAX_STEPS``): actions applied (auto-applied forced choices
-  not counted) before the game is truncated; nobody wins, every reward is 0. Uniformly random play
-  takes about 55 (2 players) to 90 (4 players) actions per game.
+* ``max_steps`` (1000, ``rules.DEFAULT_MAX_STEPS``, at most 100,000): actions applied
+  (auto-applied forced choices not counted) before the game is truncated; nobody wins, every
+  reward is 0. Uniformly random play takes about 55 (2 players) to 90 (4 players) actions per game.
 * ``illegal_action`` (``"raise"``): ``"raise"`` raises ``ValueError`` naming the agent, the
   decision and the action, and changes nothing; ``"penalize"`` ends the game with -1 for the
   offender and 0 for the others.
@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.aec import TurnBasedEnv, env_metadata, ordered_env
-from dragonstones_env.core import check_positive_int
+from dragonstones_env.bounds import check as check_bound
 
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
@@ -82,7 +82,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
 
     def _validate(self, cfg: dict[str, Any]) -> None:
-        check_positive_int(cfg["max_steps"], "max_steps")
+        cfg["max_steps"] = check_bound("max_steps", cfg["max_steps"])  # the bounds table (dragonstones_env/bounds.py)
 
     def _new_game(self, seed: int) -> DrachenSchattenGame:
         return DrachenSchattenGame(self.num_players, seed=seed, max_steps=self.options["max_steps"])

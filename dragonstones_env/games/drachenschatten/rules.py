@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.bounds import check as check_bound
 from dragonstones_env.core import Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
 
 from .cards import (
@@ -124,8 +125,7 @@ class DrachenSchattenGame:
             raise ValueError(
                 f"DrachenSchatten is for {MIN_PLAYERS} to {MAX_PLAYERS} players (D2), not {num_players!r}"
             )
-        if not _is_int(max_steps) or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, not {max_steps!r}")
+        max_steps = check_bound("max_steps", max_steps)  # records' start events come here too
         if seed is None:
             seed = int(np.random.SeedSequence().entropy)
         self.seed: int = check_seed(seed)
@@ -700,20 +700,24 @@ class DrachenSchattenGame:
         self._event(event="end", reason=reason, winners=list(winners))
 
 
-def replay(record: Sequence[dict[str, Any]]) -> DrachenSchattenGame:
+def replay(record: Sequence[dict[str, Any]], *, test_events: bool = False) -> DrachenSchattenGame:
     """Rebuild a game from its record, checking every event against what the engine produces.
 
-    The record is re-simulated from its ``start`` event by applying its ``option`` (and
-    test-only ``arrange``) events in order; every event must be the one the engine produces at
-    that position. Accepted: a complete record, or the record of a game in progress (it ends
-    right before a pending decision). Anything else raises
-    :class:`~dragonstones_env.core.ReplayError` (a ``ValueError``) naming the first event that
-    differs (index, expected, found).
+    The record is re-simulated from its ``start`` event by applying its ``option`` events in
+    order; every event must be the one the engine produces at that position. Accepted: a complete
+    record, or the record of a game in progress (it ends right before a pending decision).
+    Anything else raises :class:`~dragonstones_env.core.ReplayError` (a ``ValueError``) naming the
+    first event that differs (index, expected, found). The test-only ``arrange`` events (set by
+    :meth:`DrachenSchattenGame.arrange`, which puts any cards anywhere) replay only with
+    ``test_events=True``, which only the tests pass: a forged arrangement is no game (issue #30).
     """
 
     def new_game(start: dict[str, Any]) -> DrachenSchattenGame:
         if start.get("game") != "drachenschatten":
-            raise ValueError(f"this is not a DrachenSchatten record (game {start.get('game')!r})")
+            raise ValueError(f"this is not a DrachenSchatten record (game {start.get('game')!r:.80})")
+        extra = sorted(map(str, set(start) - {"event", "game", "seed", "num_players", "max_steps"}))
+        if extra:
+            raise ValueError(f"unknown start field(s) {extra}"[:300])
         return DrachenSchattenGame(start["num_players"], seed=start["seed"], max_steps=start["max_steps"])
 
     def arrange(game: DrachenSchattenGame, event: dict[str, Any]) -> None:
@@ -722,5 +726,5 @@ def replay(record: Sequence[dict[str, Any]]) -> DrachenSchattenGame:
             raise TypeError(f"arrange args are a mapping, not {type(args).__name__}")
         game.arrange(**args)
 
-    return verify_replay(record, "event", new_game,
-                         {"option": lambda game, event: game.apply(event["option"]), "arrange": arrange})
+    return verify_replay(record, "event", new_game, {"option": lambda game, event: game.apply(event["option"])},
+                         test_inputs={"arrange": arrange}, allow_test_events=test_events)

@@ -10,8 +10,15 @@ A custom special character is a name, a number of copies (1-3), a rules text and
   the :func:`character` decorator.
 
 Both go through one validation (:func:`validate`): unknown effect, impossible amount, a name
-that clashes with a box character, and a conservation check that runs the power on random
-states and refuses one that creates or destroys a coin or a stone.
+that clashes with a box character or another card (compared as :func:`name_key` has them: after
+Unicode NFKC normalisation, case-folding, stripping and removing zero-width and other format
+characters, so ``"Troll "``, ``"troll"`` and ``"Wi\u200btch"`` clash), and a conservation check
+that runs the power on random states and refuses one that creates or destroys a coin or a stone.
+A Python power is also checked where it runs: the engine compares the F2 totals before and
+after every use of one and stops the game with a ``ConservationError`` naming the card
+(:meth:`.flow.Game._audit_done`), since random states cannot find every state a power breaks on.
+A characters file is read up to ``FILE_BYTES["deck"]`` bytes (1 MB, dragonstones_env/bounds.py),
+its YAML without aliases.
 
 Layout v1 (#9) is not changed by a custom card: a card takes one of the reserved character
 slots ``custom_1..4``, its decisions use the engine's decision kinds (:data:`.decisions.KINDS`,
@@ -43,6 +50,7 @@ effect              what it does                                            asks
 from __future__ import annotations
 
 import copy
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,9 +60,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import tomllib
 
+from dragonstones_env.bounds import InputError, load_yaml, read_text_limited
+
 from . import engine
 from .cards import BY_NAME, CHARACTER_INDEX, CHARACTER_SLOTS, COLOURS, SPECIAL_DECK, STANDARD
-from .engine import STOCK, Auction
+from .engine import STOCK, Auction, ConservationError
 from .powers import POWERS, RULES, Power, Powers, stone_payments
 
 if TYPE_CHECKING:
@@ -71,6 +81,19 @@ MAX_POINTS = 2  # no box card scores more than 2 (F22, F29)
 
 class CharacterError(ValueError):
     """A custom character is wrong: the message names the file, the card and the field."""
+
+
+def name_key(name: str) -> str:
+    """What two card names are compared as: zero-width and other format characters (Unicode's
+    Cf) removed, NFKC-normalised, case-folded, whitespace stripped and collapsed. Names with the
+    same key look alike at the table (``"Troll "``, ``"troll"``, ``"Wi\u200btch"``), so they clash."""
+    visible = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold())
+    return " ".join(folded.split())
+
+
+# The box's characters and layout v1's slots, as name_key has them: no custom card may look like one.
+BOX_NAMES = {name_key(n): n for n in (*BY_NAME, *CHARACTER_SLOTS)}
 
 
 # ---------------------------------------------------------------------------- primitives
@@ -401,10 +424,11 @@ def character(name: str, copies: int = 1, text: str = "", value_hint: float | No
 def validate(card: Custom, conservation: bool = True) -> Custom:
     """The one validation of data and Python cards (raises :class:`CharacterError`)."""
     where = f"{card.source}: character {card.name!r}"
-    if not isinstance(card.name, str) or not card.name.strip():
+    if not isinstance(card.name, str) or not name_key(card.name):
         raise CharacterError(f"{where}.name: a non-empty string")
-    if card.name in BY_NAME or card.name in CHARACTER_SLOTS:
-        raise CharacterError(f"{where}.name: clashes with a character of the box (or a layout slot)")
+    if name_key(card.name) in BOX_NAMES:
+        raise CharacterError(f"{where}.name: clashes with {BOX_NAMES[name_key(card.name)]!r}, a character of the box "
+                             "(or a layout slot); names are compared without case, spacing or invisible characters")
     _int(f"{where}.copies", card.copies, 1, MAX_COPIES)
     if not isinstance(card.text, str):
         raise CharacterError(f"{where}.text: a string")
@@ -430,19 +454,19 @@ def card_from_dict(d: Any, source: str) -> Custom:
 
 
 def load_file(path: str | Path) -> list[Custom]:
-    """The characters of a YAML (``.yaml``/``.yml``) or TOML (``.toml``) file."""
+    """The characters of a YAML (``.yaml``/``.yml``) or TOML (``.toml``) file: at most
+    ``FILE_BYTES["deck"]`` bytes, read before any parsing; YAML without aliases."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = read_text_limited(path, "deck", "characters")
     except OSError as err:
         raise CharacterError(f"{path}: cannot read it ({err.strerror})") from None
+    except InputError as err:
+        raise CharacterError(str(err)) from None
     try:
-        if path.suffix == ".toml":
-            doc = tomllib.loads(text)
-        else:
-            import yaml  # pyyaml: only needed to read YAML characters
-
-            doc = yaml.safe_load(text)
+        doc = tomllib.loads(text) if path.suffix == ".toml" else load_yaml(text, str(path))
+    except InputError as err:
+        raise CharacterError(str(err)) from None
     except Exception as err:  # the parser's own message, named by file
         raise CharacterError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {err}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("characters"), list):
@@ -451,19 +475,6 @@ def load_file(path: str | Path) -> list[Custom]:
 
 
 # ---------------------------------------------------------------------------- conservation
-def _totals(g: Game) -> tuple:
-    """Every coin and stone of the game (black coins are unlimited, F2, and not counted)."""
-    pls = g.players
-    stones = [g.bank.stones[c] + g.pending_stones[c] + sum(pl.stones[c] for pl in pls) for c in range(3)]
-    return (
-        g.bank.fairy + sum(pl.fairy + pl.fairy_spent for pl in pls),
-        g.bank.common + sum(pl.common for pl in pls),
-        g.bank.silver + sum(pl.silver for pl in pls),
-        g.bank.amulets + sum(pl.amulets for pl in pls),
-        *stones,
-    )
-
-
 def _random_state(rng: np.random.Generator) -> Game:
     """A game at a random table state: holdings moved at random between bank and players."""
     n = int(rng.integers(3, 7))
@@ -490,7 +501,7 @@ def check_conservation(card: Custom, states: int = CONSERVATION_STATES, seed: in
         auction = Auction(card.name, bids=[[0, 0, 0, 0]] * g.num_players, values=[0] * g.num_players,
                           outcome="won", winner=p)
         g.power = engine.PowerUse(card.name, p, auction)
-        before = _totals(g)
+        before = g.totals()
         try:
             power(g, p, auction)
             for _ in range(1000):  # a decision per step; the power is done when none is pending
@@ -505,10 +516,9 @@ def check_conservation(card: Custom, states: int = CONSERVATION_STATES, seed: in
         except Exception as err:
             raise CharacterError(f"{card.source}: character {card.name!r}: its power raised "
                                  f"{type(err).__name__}: {err} (conservation check, state {i})") from err
-        after = _totals(g)
+        after = g.totals()
         if after != before:
-            what = ("fairy", "common", "silver", "amulets", "red", "blue", "yellow")
-            diff = {w: a - b for w, a, b in zip(what, after, before, strict=True) if a != b}
+            diff = {w: a - b for w, a, b in zip(engine.TOTALS, after, before, strict=True) if a != b}
             raise CharacterError(f"{card.source}: character {card.name!r}: its power creates or destroys "
                                  f"coins or stones {diff} (conservation check, state {i})")
 
@@ -531,10 +541,11 @@ class Deck:
         if len(self.custom) > MAX_CUSTOM:
             raise CharacterError(f"at most {MAX_CUSTOM} custom characters (layout v1's reserved slots), "
                                  f"got {len(self.custom)}")
-        names = [c.name for c in self.custom]
-        dup = sorted({x for x in names if names.count(x) > 1})
+        keys = [name_key(c.name) for c in self.custom]
+        dup = sorted({c.name for c, k in zip(self.custom, keys, strict=True) if keys.count(k) > 1})
         if dup:
-            raise CharacterError(f"custom character(s) {dup} defined twice")
+            raise CharacterError(f"custom character(s) {dup} defined twice (names are compared without case, "
+                                 "spacing or invisible characters)")
         for name in self.exclude:
             if name not in SPECIAL_KINDS:
                 why = "a standard character is in every turn (F7)" if name in STANDARD else "no such special"
@@ -546,6 +557,11 @@ class Deck:
     def specials(self) -> tuple[str, ...]:
         kept = tuple(name for name in SPECIAL_DECK if name not in self.exclude)
         return kept + tuple(c.name for c in self.custom for _ in range(c.copies))
+
+    @cached_property
+    def python_cards(self) -> frozenset[str]:
+        """The custom cards written in Python: the engine checks F2 after each use of one."""
+        return frozenset(c.name for c in self.custom if c.function is not None)
 
     @cached_property
     def slots(self) -> dict[str, int]:
@@ -574,20 +590,37 @@ class Deck:
         return {"custom": [c.to_dict() for c in self.custom], "exclude": list(self.exclude)}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Deck:
-        """The deck of a record or state; a card this process does not know is refused
-        (:class:`CharacterError`; :func:`replay` reports it as a ``ReplayError`` of the start event)."""
+    def from_dict(cls, d: Any) -> Deck:
+        """The deck of a record or state; a card this process does not know is refused, and so is
+        any other shape than :meth:`to_dict`'s (:class:`CharacterError`; :func:`replay` reports it
+        as a ``ReplayError`` of the start event)."""
+        if not isinstance(d, dict):
+            raise CharacterError(f"deck: a mapping with 'custom' and 'exclude', got {_short(d)}")
+        extra = sorted(map(str, set(d) - {"custom", "exclude"}))
+        if extra:
+            raise CharacterError(f"deck: unknown field(s) {_short(extra)}; a deck has 'custom' and 'exclude'")
+        custom, exclude = d.get("custom", []), d.get("exclude", [])
+        if not isinstance(custom, (list, tuple)) or not all(isinstance(c, dict) for c in custom):
+            raise CharacterError(f"deck.custom: a list of card mappings, got {_short(custom)}")
+        if not isinstance(exclude, (list, tuple)) or not all(isinstance(x, str) for x in exclude):
+            raise CharacterError(f"deck.exclude: a list of special characters' names, got {_short(exclude)}")
         cards = []
-        for c in d.get("custom", []):
+        for c in custom:
             if c.get("python"):
-                known = PYTHON_CHARACTERS.get(c["name"])
+                name = c.get("name")
+                known = PYTHON_CHARACTERS.get(name) if isinstance(name, str) else None
                 if known is None:
-                    raise CharacterError(f"unknown card {c['name']!r}: a Python character; import the module "
+                    raise CharacterError(f"unknown card {_short(name)}: a Python character; import the module "
                                          "that registers it with @character before replaying")
                 cards.append(known)
             else:
                 cards.append(card_from_dict(c, "the record"))
-        return cls(tuple(cards), tuple(d.get("exclude", ())))
+        return cls(tuple(cards), tuple(exclude))
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def make_deck(characters: Any = None, exclude: Iterable[str] = ()) -> Deck | None:
@@ -634,11 +667,13 @@ def describe(deck: Deck | None) -> str:
 __all__ = [
     "PRIMITIVES",
     "CharacterError",
+    "ConservationError",
     "Custom",
     "Deck",
     "character",
     "load_file",
     "make_deck",
+    "name_key",
     "replay",
     "validate",
 ]

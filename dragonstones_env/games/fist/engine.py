@@ -34,13 +34,14 @@ that the order of play never reveals what a player holds. Every other decision w
 single legal option is applied by the engine itself (it is recorded as an effect).
 """
 
-from .flow import BID, DECISION_KINDS, TIEBREAK, Game, Handler, replay
+from .flow import BID, DECISION_KINDS, TIEBREAK, ConservationError, Game, Handler, replay
 from .state import (
     DEFAULT_MAX_TURNS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     START,
     STOCK,
+    TOTALS,
     WIN_SCORE,
     Auction,
     Bank,
@@ -59,9 +60,11 @@ __all__ = [
     "START",
     "STOCK",
     "TIEBREAK",
+    "TOTALS",
     "WIN_SCORE",
     "Auction",
     "Bank",
+    "ConservationError",
     "Game",
     "Handler",
     "Player",

@@ -23,12 +23,12 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
 * ``observation_mode`` (``"recall"``): ``"recall"`` shows every player's coins as a player
   with perfect recall derives them from public events (F43); ``"table"`` only what is on
   the table now.
-* ``max_turns`` (40): turns before the game is truncated (F18); random play ends in 17
-  turns on average, see the README.
+* ``max_turns`` (40): turns before the game is truncated (F18), 1..1000 (the bounds table,
+  ``dragonstones_env/bounds.py``); random play ends in 17 turns on average, see the README.
 * ``illegal_action`` (``"raise"``): ``"raise"`` raises ``ValueError`` and changes nothing;
   ``"penalize"`` ends the game with -1 for the offender and 0 for the others.
 * ``reward_shaping`` (0.0): if > 0, each point scored also gives its scorer this reward at
-  once (off by default).
+  once (off by default); a finite number in [0, 1].
 * ``characters`` (None): custom special characters added to the special pile (issue #16,
   ``docs/custom-characters.md``): a YAML/TOML file, a list of card mappings, or names of
   Python characters registered with ``custom.character``.
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.aec import TurnBasedEnv, env_metadata, ordered_env
-from dragonstones_env.core import check_number, check_positive_int
+from dragonstones_env.bounds import check as check_bound
 
 from . import actions as A
 from . import custom
@@ -76,9 +76,9 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     def _validate(self, cfg: dict[str, Any]) -> None:
         if cfg["observation_mode"] not in ("recall", "table"):
             raise ValueError(f"observation_mode must be 'recall' or 'table', got {cfg['observation_mode']!r}")
-        check_positive_int(cfg["max_turns"], "max_turns")
-        # nan or inf would be added to every scorer's reward: finite numbers only
-        check_number(cfg["reward_shaping"], "reward_shaping")
+        # the bounds table (dragonstones_env/bounds.py): nan or 1e308 would make every reward nan or inf
+        cfg["max_turns"] = check_bound("max_turns", cfg["max_turns"])
+        cfg["reward_shaping"] = check_bound("reward_shaping", cfg["reward_shaping"])
         # Loaded and validated once, here: a bad card fails at env(), naming file, card, field.
         if isinstance(cfg["exclude"], str):
             cfg["exclude"] = [cfg["exclude"]]

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.bounds import check as check_bound
 from dragonstones_env.core import (
     _PLAIN,
     Decision,
     IllegalOptionError,
     Option,
     as_option,
-    check_positive_int,
     check_seed,
     verify_replay,
 )
@@ -30,7 +30,18 @@ from dragonstones_env.core import (
 from .cards import CARDS_PER_TURN, COLOURS, STANDARD
 from .decisions import KINDS, check_kind, v1_name
 from .powers import RULES, Powers  # one way: powers name this module's types for type checking only
-from .state import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, START, WIN_SCORE, Auction, PowerUse, Table, bid_value
+from .state import (
+    DEFAULT_MAX_TURNS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    START,
+    TOTALS,
+    WIN_SCORE,
+    Auction,
+    PowerUse,
+    Table,
+    bid_value,
+)
 
 BID = "bid"
 TIEBREAK = "tiebreak"
@@ -39,6 +50,12 @@ DECISION_KINDS: tuple[str, ...] = tuple(KINDS)
 
 
 Handler = Callable[["Game", int, Option, dict], None]
+
+
+class ConservationError(RuntimeError):
+    """A custom Python power created or destroyed coins or stones (F2) in a game: the card is
+    named, and the game is stopped (every later ``apply`` raises this again) rather than played
+    on a corrupted table."""
 
 
 @dataclass(slots=True)
@@ -66,7 +83,7 @@ class Game(Table):
             raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS} (F1), got {num_players}")
-        check_positive_int(max_turns, "max_turns")
+        max_turns = check_bound("max_turns", max_turns)  # records' start events come here too
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
         super().__init__(num_players, check_seed(seed), deck)
@@ -87,6 +104,12 @@ class Game(Table):
         self.pending: _Pending | None = None
         self.winner: int | None = None
         self.truncated = False
+        # The deck's Python powers are checked where they run (issue #30): the totals of F2 before
+        # each use of one, compared when the use is done. Data cards and the box's powers are
+        # conservative by construction (and tested), so they are not checked.
+        self._audited: frozenset[str] = frozenset(getattr(deck, "python_cards", ()))
+        self._audit: tuple[PowerUse, tuple[int, ...]] | None = None
+        self.fault: str | None = None  # why the game was stopped (a ConservationError), if it was
 
         if deck is None:  # the box's game: its start event is as it always was (golden streams)
             self.log("start", num_players=n, seed=self.seed, max_turns=max_turns)
@@ -155,6 +178,8 @@ class Game(Table):
         Raises :class:`~dragonstones_env.core.IllegalOptionError` (a ``ValueError``) naming
         the decision and the legal options; the state is then unchanged.
         """
+        if self.fault is not None:
+            raise ConservationError(self.fault)
         try:
             option = as_option(option)
         except TypeError as err:
@@ -250,11 +275,15 @@ class Game(Table):
     def _advance(self) -> None:
         """Run the game forward until a decision is needed or the game is over."""
         while self.pending is None and not self.over:
+            if self._audit is not None:  # the power used before is done: nothing to decide is left
+                self._audit_done()
             self.power = None
             if self.queue:
                 card, player, auction, source = self.queue.popleft()
                 uses_left = sum(1 for q in self.queue if q[0] == card and q[1] == player and q[2] is auction)
                 self.power = PowerUse(card, player, auction, source, uses_left)
+                if card in self._audited:
+                    self._audit = (self.power, self.totals())
                 self.powers.use(self, card, player, auction)
             elif self.auction is not None:
                 self.auction = None  # its power (if any) is done
@@ -262,6 +291,24 @@ class Game(Table):
                 self._start_auction(self.face_down.pop())
             else:
                 self._end_turn()
+        if self._audit is not None and self.over:  # a power that won the game is done too
+            self._audit_done()
+
+    def _audit_done(self) -> None:
+        """F2 after a use of a custom Python power: every total as before it, or the game stops
+        with a :class:`ConservationError` naming the card (a few sums per use of such a card)."""
+        use, before = self._audit
+        self._audit = None
+        after = self.totals()
+        if after == before:
+            return
+        diff = ", ".join(f"{w} {a - b:+d}" for w, a, b in zip(TOTALS, after, before, strict=True) if a != b)
+        through = f" (through the {use.source})" if use.source else ""
+        self.fault = (f"character {use.card!r}{through} broke F2: its use by player {use.player} at turn {self.turn} "
+                      f"created or destroyed coins or stones ({diff}); a custom Python power may only move them "
+                      "between the bank and the players. The game is stopped")
+        self.pending = None
+        raise ConservationError(self.fault)
 
     def _draw_special(self) -> str:
         if not self.special_pile:  # F7: reshuffle the discards, also between the two draws

@@ -22,6 +22,9 @@ DEFAULT_MAX_TURNS = 40  # F18; see README for the game-length figures behind it
 MIN_PLAYERS, MAX_PLAYERS = 3, 6  # F1
 
 
+TOTALS = ("fairy", "common", "silver", "amulets", "red", "blue", "yellow")  # what Table.totals counts
+
+
 def _counts(holder: Player | Bank) -> dict[str, Any]:
     """A player's or the bank's holdings for ``Game.state_dict``, stones by colour. The keys come
     in the dataclass's field order, which fixes the dict's order: reordering the fields changes it."""
@@ -191,6 +194,18 @@ class Table:
             assert pl.stones[c] >= stones[c]
             pl.stones[c] -= stones[c]
             self.bank.stones[c] += stones[c]
+
+    def totals(self) -> tuple[int, ...]:
+        """Every coin and stone of the game, by kind (F2: never created or destroyed; black coins
+        are unlimited, F2, and not counted): fairy, common, silver, amulets, red, blue, yellow."""
+        pls, bank = self.players, self.bank
+        return (
+            bank.fairy + sum(pl.fairy + pl.fairy_spent for pl in pls),
+            bank.common + sum(pl.common for pl in pls),
+            bank.silver + sum(pl.silver for pl in pls),
+            bank.amulets + sum(pl.amulets for pl in pls),
+            *(bank.stones[c] + self.pending_stones[c] + sum(pl.stones[c] for pl in pls) for c in range(3)),
+        )
 
     def draw_stone(self, bag: list[int]) -> int:
         """Draw one stone at random from a bag of colour counts; returns its colour."""

@@ -26,11 +26,13 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from dragonstones_env.bounds import FILE_BYTES
+
 from . import games
-from .sessions import AppError, LiveGame, Replay, Store, parse_json, policies_for
+from .sessions import MAX_PACE_MS, AppError, LiveGame, Replay, Store, check_int, parse_json, policies_for
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = 20_000_000  # bytes: a long record is a few MB
+MAX_BODY = FILE_BYTES["record"]  # bytes: a saved game is a record (dragonstones_env/bounds.py; a long one is ~2 MB)
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -38,10 +40,17 @@ def _json(data: Any, status: int = 200) -> Response:
 
 
 async def _body(request: Request) -> Any:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise AppError(413, f"the body has {len(raw)} bytes; at most {MAX_BODY}")
-    return parse_json(raw)
+    """The JSON body, read up to MAX_BODY bytes: a bigger one stops being read there (a 413)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise AppError(413, f"the body has {declared[:20]} bytes; at most {MAX_BODY}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise AppError(413, f"the body has more than {MAX_BODY} bytes; at most {MAX_BODY}")
+        chunks.append(chunk)
+    return parse_json(b"".join(chunks))
 
 
 def _query_int(request: Request, name: str, default: int | None = None) -> Any:
@@ -109,9 +118,7 @@ def create_app() -> Starlette:
     async def pace(request: Request) -> Response:
         body = await _body(request)
         game, lock = store.get(request.path_params["id"], LiveGame)
-        value = body.get("pace_ms") if isinstance(body, dict) else None
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10_000:
-            raise AppError(400, f"pace_ms must be an integer from 0 to 10000, got {value!r}")
+        value = check_int(body.get("pace_ms") if isinstance(body, dict) else None, "pace_ms", 0, MAX_PACE_MS)
         with lock:
             game.pace_ms = value
         return _json({"pace_ms": value})

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.bounds import BOUNDS
 from dragonstones_env.core import ReplayError
 from dragonstones_env.policies import PolicyError, available, load_policy
 
@@ -28,7 +29,7 @@ from .games.common import insight
 HUMAN = "human"
 MAX_GAMES = 64  # live games and replays each; the oldest is dropped beyond this
 MAX_RECORD_EVENTS = 200_000
-MAX_PACE_MS = 10_000
+MAX_PACE_MS = int(BOUNDS["pace_ms"].high)  # the bounds table's (dragonstones_env/bounds.py)
 
 
 class AppError(Exception):
@@ -46,7 +47,7 @@ def adapter(name: Any) -> ModuleType:
         raise AppError(400, str(err.args[0])) from None
 
 
-def _int(value: Any, name: str, low: int, high: int) -> int:
+def check_int(value: Any, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise AppError(400, f"{name} must be an integer from {low} to {high}, got {value!r}")
     return value
@@ -142,13 +143,13 @@ class LiveGame:
     def __init__(self, body: dict[str, Any]):
         self.mod = adapter(body.get("game"))
         mod = self.mod
-        n = _int(body.get("players", mod.DEFAULT_PLAYERS), "players", mod.MIN_PLAYERS, mod.MAX_PLAYERS)
+        n = check_int(body.get("players", mod.DEFAULT_PLAYERS), "players", mod.MIN_PLAYERS, mod.MAX_PLAYERS)
         seats = body.get("seats")
         if not isinstance(seats, list) or len(seats) != n:
             raise AppError(400, f"seats must be a list of {n} entries ('human' or a policy spec), got {seats!r}")
         seed = body.get("seed")
-        seed = secrets.randbelow(2**31) if seed is None else _int(seed, "seed", 0, 2**63 - 1)
-        self.pace_ms = _int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
+        seed = secrets.randbelow(2**31) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
+        self.pace_ms = check_int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
         self.show_insight = bool(body.get("insight", False))
         options = env_options(mod, body)
         self.seats = [s if s == HUMAN else str(s) for s in seats]
@@ -199,7 +200,7 @@ class LiveGame:
         if not isinstance(body, dict):
             raise AppError(400, "the body must be a JSON object {\"seat\": int, \"action\": int}")
         n = self.env.num_players
-        seat = _int(body.get("seat"), "seat", 0, n - 1)
+        seat = check_int(body.get("seat"), "seat", 0, n - 1)
         if self.seats[seat] != HUMAN:
             raise AppError(403, f"seat {seat} is played by {self.seats[seat]!r}, not by a human")
         if self.over:
@@ -221,7 +222,7 @@ class LiveGame:
         """Everything ``seat`` may know, from its observation: byte-identical for two games that
         differ only in what that seat cannot see (no id, seed or time in it)."""
         n = self.env.num_players
-        seat = _int(seat, "seat", 0, n - 1)
+        seat = check_int(seat, "seat", 0, n - 1)
         mod, env = self.mod, self.env
         v = mod.view(env, seat)
         actions = None
@@ -277,8 +278,8 @@ def regenerate(body: dict[str, Any]) -> dict[str, Any]:
     entry = body["regenerate"]
     if not isinstance(entry, dict):
         raise AppError(400, "regenerate takes one entry of games.json: {\"game\", \"seed\", \"lineup\", ...}")
-    index = _int(entry.get("game"), "the entry's game index", 0, 2**31)
-    seed = _int(entry.get("seed"), "the entry's seed", index, 2**63 - 1)
+    index = check_int(entry.get("game"), "the entry's game index", 0, 2**31)
+    seed = check_int(entry.get("seed"), "the entry's seed", index, 2**63 - 1)
     lineup = entry.get("lineup")
     if not isinstance(lineup, list) or not mod.MIN_PLAYERS <= len(lineup) <= mod.MAX_PLAYERS:
         raise AppError(400, f"the entry's lineup must list {mod.MIN_PLAYERS} to {mod.MAX_PLAYERS} policy specs")
@@ -345,9 +346,6 @@ class Replay:
         self.seats = seats if seats is not None and len(seats) == n else ["?"] * n
         self.names = _seat_names(self.seats)
         probe = self.mod.env_for_record(start)
-        kinds = {ev.get(self.mod.KIND_KEY) for ev in self.record}
-        if "arrange" in kinds:
-            raise AppError(422, "records with 'arrange' events (test set-ups) cannot be stepped through here")
         self.inputs: list[tuple[int, int]] = []  # (record index after which the step happens, action)
         self.cut: list[int] = [0]  # record length before each step
         self.turns: dict[int, int] = {}  # turn number -> the first step of that turn ("jump to a turn")
@@ -384,12 +382,12 @@ class Replay:
         return None if seen is None else {"seat": actor, **seen}
 
     def state(self, step: Any, seat: Any, insight_spec: str | None = None) -> dict[str, Any]:
-        step = _int(step, "step", 0, self.steps)
+        step = check_int(step, "step", 0, self.steps)
         env = self.env_at(step)
         n = env.num_players
         whole = seat == "all"
         if not whole:
-            seat = _int(seat, "seat", 0, n - 1)
+            seat = check_int(seat, "seat", 0, n - 1)
         viewer = 0 if whole else seat
         v = self.mod.view(env, viewer)
         record = self.record[: self.cut[step + 1] if step < self.steps else len(self.record)]
