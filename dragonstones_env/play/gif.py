@@ -18,7 +18,7 @@ MAX_RECORD_BYTES = 50_000_000
 
 def frames(record_body: object, seat: int) -> list:
     """The pictures of a record's game from ``seat``, before each decision and at the end."""
-    mod, record, _ = parse_record(record_body)
+    mod, record, _, _ = parse_record(record_body)
     start = record[0]
     n = start["num_players"]
     if not 0 <= seat < n:

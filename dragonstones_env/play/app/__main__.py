@@ -1,12 +1,12 @@
-"""``python -m dragonstones_env.play.app [--host 127.0.0.1] [--port 8000]``: the same as ``dragonstones serve``."""
+"""``python -m dragonstones_env.play.app [--host 127.0.0.1] [--port 8000] ...``: the same as ``dragonstones serve``."""
 
 import argparse
 
+from .options import add_serve_arguments, serve_options
 from .server import serve
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m dragonstones_env.play.app", description="the browser table")
-    parser.add_argument("--host", default="127.0.0.1", help="the address to bind (127.0.0.1 unless told otherwise)")
-    parser.add_argument("--port", type=int, default=8000)
+    add_serve_arguments(parser)
     args = parser.parse_args()
-    serve(args.host, args.port)
+    serve(args.host, args.port, **serve_options(args))
