@@ -413,9 +413,10 @@ def test_a_restarted_server_resumes_the_table_with_the_same_tokens(tmp_path, gam
     store = tmp_path / "tables.sqlite"
     rng = np.random.default_rng(1)
     with _client(tmp_path, store=store) as c:
-        made = _new(c, seats, game=game, **extra)
-        _drive(c, made, 25, rng)
+        made = _new(c, seats, game=game, seed=2, **extra)  # a fixed deal: a game still on after 12 moves
+        _drive(c, made, 12, rng)
         before = {s: c.get(f"/api/games/{made['id']}", headers=_bearer(t)).content for s, t in made["tokens"].items()}
+        assert json.loads(before["0"])["result"] is None  # half played
         spectator = c.get(f"/api/games/{made['id']}").content
         reference = c.app.state.tables.get(made["id"]).game.fork()  # the game as if never stopped
         c.app.state.tables.close()

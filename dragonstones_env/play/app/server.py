@@ -37,7 +37,7 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -124,11 +124,14 @@ async def read_body(request: Request, limit: int) -> Any:
     if declared.isdigit() and int(declared) > limit:
         raise AppError(413, f"the body has {declared} bytes; at most {limit}")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise AppError(413, f"the body has more than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise AppError(413, f"the body has more than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise AppError(400, "the client left before sending the whole body") from None
     raw = b"".join(chunks)
     if size > 100_000:
         return await anyio.to_thread.run_sync(parse_json, raw)

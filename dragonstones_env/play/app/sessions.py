@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.core import ReplayError
-from dragonstones_env.games.fist import custom
 from dragonstones_env.policies import PolicyError, available, load_policy
 from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
 
@@ -234,52 +233,13 @@ class Sources:
                 out.setdefault(p.stem, p)
         return out
 
-    def _deck_cards(self, name: str, path: Path) -> list[Any]:
-        """A configured deck's cards, checked once per version of the file (bounded cache)."""
-
-        def load() -> list[Any] | None:
-            try:
-                cards = custom.parse_text(path.read_text(encoding="utf-8"), DECK_SUFFIXES[path.suffix.lower()],
-                                          f"deck {name!r}")
-                for card in cards:
-                    custom.card_from_dict(card, f"deck {name!r}")
-            except (OSError, UnicodeDecodeError, custom.CharacterError) as err:
-                _log_server(f"the deck {path.name!r} of the deck folder is refused: {err}")
-                return None
-            return cards
-
-        cards = self._decks.get((str(path.resolve()), path.stat().st_mtime_ns), load)
-        if cards is None:
-            raise AppError(400, f"the deck {name!r} of this server is not a valid deck (the server's log says why)")
-        return cards
-
-    def characters(self, value: Any) -> Any:
-        """The env's ``characters`` option from a request's: a deck's text (``{"format", "text"}``),
-        a list of card objects or registered Python characters, or a name (a Python character, or a
-        deck of ``deck_dir``). Sizes are checked before anything is parsed."""
-        if value is None:
-            return None
-        if isinstance(value, dict):
-            stray = sorted(set(value) - {"format", "text"})
-            if stray:
-                raise AppError(400, f"a deck's text is {{\"format\": one of {list(custom.DECK_FORMATS)}, \"text\": "
-                                    f"...}}; unknown field(s) {stray}"[:300])
-            try:
-                return custom.parse_text(value.get("text"), value.get("format"), "the deck")
-            except custom.CharacterError as err:
-                raise AppError(400, str(err)) from None
-        if isinstance(value, list):
-            if len(value) > custom.MAX_CUSTOM:
-                raise AppError(400, f"at most {custom.MAX_CUSTOM} custom characters (layout v1's reserved slots), "
-                                    f"got {len(value)}")
-            if not all(isinstance(c, (str, dict)) for c in value):
-                raise AppError(400, "characters lists card objects or registered Python characters' names")
+    def deck(self, value: str, parse: Any) -> Any:
+        """The deck ``value`` names, as ``parse(text, format, label)`` (the game's) reads it: a deck of
+        ``deck_dir`` by name, read and checked once per version of its file (bounded cache). What is
+        wrong with a file goes to the server's log; the client is told only that the deck is refused.
+        The terminal's (``local``) is ``value`` itself, a file the env reads."""
+        if self.local:
             return value
-        if not isinstance(value, str) or not value:
-            raise AppError(400, "characters is a deck's name, a deck's text {\"format\": \"yaml\", \"text\": ...}, or "
-                                f"a list of card objects, got {str(value)[:60]!r}")
-        if self.local or value in custom.PYTHON_CHARACTERS:
-            return value if self.local else [value]
         name = deck_name(value)
         decks = self.decks()
         if name not in decks:
@@ -287,25 +247,38 @@ class Sources:
                 "this server has no deck folder (dragonstones serve --decks DIR)"
             raise AppError(400, f"unknown deck {value[:60]!r}: {where}; or send the deck's text as "
                                 "{\"format\": \"yaml\", \"text\": ...}")
-        return self._deck_cards(name, decks[name])
+        path = decks[name]
+
+        def load() -> Any:
+            try:
+                return parse(path.read_text(encoding="utf-8"), DECK_SUFFIXES[path.suffix.lower()], f"deck {name!r}")
+            except (OSError, ValueError) as err:  # UnicodeDecodeError and the game's own errors included
+                _log_server(f"the deck {path.name!r} of the deck folder is refused: {err}")
+                return None
+
+        cards = self._decks.get((str(path.resolve()), path.stat().st_mtime_ns), load)
+        if cards is None:
+            raise AppError(400, f"the deck {name!r} of this server is not a valid deck (the server's log says why)")
+        return cards
 
 
 LOCAL = Sources(local=True)
 
 
 def env_options(mod: ModuleType, body: dict[str, Any], sources: Sources) -> dict[str, Any]:
-    """The env options of a new table (Fist's custom deck: ``characters``, ``exclude``), checked in shape here
-    and in content by the env (a bad card: a 400 naming the card and the field)."""
-    options = {k: body[k] for k in ("characters", "exclude") if body.get(k) is not None}
-    for key in options:
+    """The env options of a new table (Fist's custom deck: ``characters``, ``exclude``), each read by the
+    game's adapter (:func:`option`: sizes first, then shape; a deck's name through ``sources``) and
+    checked in content by the env (a bad card: a 400 naming the card and the field)."""
+    options = {}
+    for key in ("characters", "exclude"):
+        if body.get(key) is None:
+            continue
         if key not in mod.ENV_OPTIONS:
             raise AppError(400, f"{key} is not an option of {mod.TITLE}")
-    if "characters" in options:
-        options["characters"] = sources.characters(options["characters"])
-    exclude = options.get("exclude")
-    if exclude is not None and not (isinstance(exclude, list) and len(exclude) <= 40
-                                    and all(isinstance(x, str) and len(x) <= 40 for x in exclude)):
-        raise AppError(400, f"exclude must be a list of special characters' names, got {exclude!r}"[:300])
+        try:
+            options[key] = mod.option(key, body[key], sources)
+        except ValueError as err:
+            raise AppError(400, str(err)[:600]) from None
     return options
 
 
@@ -351,6 +324,14 @@ def _names(body: dict[str, Any], n: int) -> list[str]:
 def _log(mod: ModuleType, record: list[dict], viewer: Any, names: list[str]) -> list[str]:
     """The whole log ``viewer`` (a seat, :data:`WHOLE`, or None: a spectator) may read, in sentences."""
     return [line for ev in record if (line := mod.log_line(ev, viewer, names)) is not None]
+
+
+def _prompt(mod: ModuleType, v: dict[str, Any], names: list[str], viewer: Any) -> str | None:
+    """The decision's question, with who decides: "Your move: ..." for the one who does."""
+    question = mod.prompt(v, names)
+    if question is None:
+        return None
+    return f"{'Your move' if v['acting'] == viewer else names[v['acting']] + ' decides'}: {question}"
 
 
 def _result(mod: ModuleType, env: Any, names: list[str]) -> dict[str, Any] | None:
@@ -524,7 +505,7 @@ class LiveGame:
             "view": v,
             "race": mod.race(v),
             "actor": self.actor(),
-            "prompt": mod.prompt(v, self.names),
+            "prompt": _prompt(mod, v, self.names, seat),
             "actions": actions,
             "log": log[log_from:],
             "log_from": min(log_from, len(log)),
@@ -720,11 +701,12 @@ class Replay:
             "names": self.names,
             "step": step,
             "steps": self.steps,
+            "turns": {str(t): k for t, k in self.turns.items()},
             "view": v,
             "hidden": self.mod.hidden(env) if whole else None,
             "race": self.mod.race(v),
             "actor": None if env.game.decision is None else env.agent_name_mapping[env.agent_selection],
-            "prompt": self.mod.prompt(v, self.names),
+            "prompt": _prompt(self.mod, v, self.names, seat),
             "actions": None,
             "next": chosen,
             "log": log[log_from:],

@@ -43,6 +43,10 @@ _REASONS = {"seven_kinds": "seven different object kinds", "three_beasts": "thre
 ENV_OPTIONS = ()  # no env option a new table may set
 
 
+def option(key: str, value: Any, sources: Any) -> Any:
+    raise ValueError(f"{key} is not an option of {TITLE}")
+
+
 def make_env(num_players: int) -> raw_env:
     return raw_env(num_players=num_players)
 
@@ -142,19 +146,19 @@ def race(v: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 
 _PROMPTS = {
-    "pick": "{who} picks an opening card: the top card of a village stack (D2)",
-    "turn": "{who}'s turn: use ready objects, turn over exactly one top card, then end the turn (D3)",
-    "view": "{who} looks at a stack's top card with a torch ({left} more at most; D4)",
-    "protect": "{who} fights a beast: which ready object protects against it? (D5)",
-    "forfeit": "{who} must remove one of their used objects from the game (decay, D4)",
+    "pick": "Pick an opening card: the top card of a village stack (D2)",
+    "turn": "Use ready objects, turn over exactly one top card, then end the turn (D3)",
+    "view": "Look at a stack's top card with the torch ({left} more at most; D4)",
+    "protect": "A beast attacks: which ready object protects against it? (D5)",
+    "forfeit": "Decay: remove one of your used objects from the game (D4)",
 }
 
 
 def prompt(v: dict[str, Any], names: list[str]) -> str | None:
-    kind = v["decision"]
-    if kind is None or v["acting"] is None:
+    """The question of the decision in words, put to whoever decides (public)."""
+    if v["decision"] is None or v["acting"] is None:
         return None
-    return _PROMPTS.get(kind, "{who} decides").format(who=names[v["acting"]], left=v["view_left"])
+    return _PROMPTS.get(v["decision"], "Decide").format(left=v["view_left"])
 
 
 _STACK_FAMILIES = ("pick", "turn_over", "view")  # decisions that name one stack: clickable on the table

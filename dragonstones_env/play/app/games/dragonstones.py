@@ -70,6 +70,45 @@ def env_for_record(start: dict[str, Any]) -> raw_env:
     return env
 
 
+def _deck_text(text: str, fmt: str, label: str) -> list[Any]:
+    """A deck's cards from its text, each checked (a deck of the server's folder, read once)."""
+    cards = custom.parse_text(text, fmt, label)
+    for card in cards:
+        custom.card_from_dict(card, label)
+    return cards
+
+
+def option(key: str, value: Any, sources: Any) -> Any:
+    """A table's env option from a request, sizes checked before anything is parsed (a ValueError
+    says what is wrong). ``characters``: a deck's text (``{"format", "text"}``), a list of card
+    objects or registered Python characters, or a name: a Python character, or a deck that
+    ``sources.deck`` finds (the server's deck folder; the terminal's user: a file). ``exclude``: names."""
+    if key == "exclude":
+        if not (isinstance(value, list) and len(value) <= 40 and all(isinstance(x, str) and len(x) <= 40
+                                                                     for x in value)):
+            raise ValueError(f"exclude must be a list of special characters' names, got {value!r}"[:300])
+        return value
+    if isinstance(value, dict):
+        stray = sorted(set(value) - {"format", "text"})
+        if stray:
+            raise ValueError(f"a deck's text is {{\"format\": one of {list(custom.DECK_FORMATS)}, \"text\": ...}}; "
+                             f"unknown field(s) {stray}"[:300])
+        return custom.parse_text(value.get("text"), value.get("format"), "the deck")
+    if isinstance(value, list):
+        if len(value) > custom.MAX_CUSTOM:
+            raise ValueError(f"at most {custom.MAX_CUSTOM} custom characters (layout v1's reserved slots), "
+                             f"got {len(value)}")
+        if not all(isinstance(c, (str, dict)) for c in value):
+            raise ValueError("characters lists card objects or registered Python characters' names")
+        return value
+    if not isinstance(value, str) or not value:
+        raise ValueError("characters is a deck's name, a deck's text {\"format\": \"yaml\", \"text\": ...}, or "
+                         f"a list of card objects, got {str(value)[:60]!r}")
+    if value in custom.PYTHON_CHARACTERS:
+        return [value]
+    return sources.deck(value, _deck_text)
+
+
 def encode(option: list, actor: int, num_players: int) -> int:
     return A.encode(tuple(option), actor, num_players)
 
@@ -235,17 +274,14 @@ def _text(card: str | None, customs: dict[str, str]) -> str:
 
 
 def prompt(v: dict[str, Any], names: list[str]) -> str | None:
-    """The question of the decision in words, with who decides (public: every seat sees the decision)."""
+    """The question of the decision in words, put to whoever decides (public: every seat sees the decision)."""
     kind = v["decision"]
     if kind is None:
         return None
     asks = v["asks"] or v["card"]
     template = _PROMPTS.get((kind, asks)) or _PROMPTS[(kind, None)]
     customs = {c["name"]: c["text"] for c in (v["deck"] or {}).get("custom", [])}
-    text = template.format(card=v["card"], asks=asks, text=_text(asks, customs),
-                           price=v["power"]["necromancer_price"])
-    who = names[v["acting"]] if v["acting"] is not None else "?"
-    return f"{who} decides. {text}"
+    return template.format(card=v["card"], asks=asks, text=_text(asks, customs), price=v["power"]["necromancer_price"])
 
 
 def _stones(counts: list[int]) -> str:
