@@ -174,13 +174,14 @@ class Tables:
         return table
 
     def _unload_some(self) -> None:
-        """Unload the least recently used tables beyond ``max_loaded`` (never one with a connected human)."""
+        """Unload the least recently used tables beyond ``max_loaded``: never one with a connected human,
+        nor one a request is using or has just fetched (two copies of a table must not both play)."""
         now = self.clock()
         for key in list(self.items):
             if len(self.items) <= self.max_loaded:
                 return
             table = self.items[key]
-            if not table.connected(now) and not table.lock.locked():
+            if not table.connected(now) and not table.lock.locked() and now - table.touched > 10:
                 del self.items[key]
 
     def _expire(self) -> None:
