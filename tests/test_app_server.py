@@ -15,12 +15,13 @@ import threading
 import warnings
 from pathlib import Path
 
-import anyio
 import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
+
+import anyio
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
