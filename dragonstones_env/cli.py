@@ -1,7 +1,7 @@
 """The ``dragonstones`` command: ``serve`` (the browser table), ``play`` (the terminal table),
 ``replay`` (a record to an animated GIF) and ``evaluate`` (tournaments and panels).
 
-    dragonstones serve [--host 127.0.0.1] [--port 8000]
+    dragonstones serve [--host 127.0.0.1] [--port 8000] [--store FILE] [--decks DIR] [--policies DIR]
     dragonstones play --game dragonstones --players 4 --opponents champion
     dragonstones replay RECORD.json --gif out.gif [--seat 0 | --seat all]
     dragonstones evaluate --panel champion --players 4 --games 200 --workers 2
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from . import games
 from .bounds import BOUNDS, flag
 from .evaluation.cli import main as evaluate_main
+from .play.app.options import add_serve_arguments, serve_options
 
 
 def _seat_or_all(text: str) -> int | str:
@@ -31,8 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dragonstones", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="the browser table (binds 127.0.0.1 unless told otherwise)")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=flag("port"), default=8000)
+    add_serve_arguments(s)
     p = sub.add_parser("play", help="play in the terminal against bots")
     p.add_argument("--game", choices=games.ids(), default="dragonstones", help="which game (default: dragonstones)")
     p.add_argument("--players", type=flag("players"), default=None)
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from .play.app.server import serve
 
-        serve(args.host, args.port)
+        serve(args.host, args.port, **serve_options(args))
         return 0
     if args.command == "play":
         from .play.terminal import play

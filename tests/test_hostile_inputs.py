@@ -225,7 +225,7 @@ def test_3_the_app_answers_a_malformed_deck_with_a_422(tmp_path, capsys):
     from dragonstones_env.play.app.server import create_app
 
     record = json.loads(json.dumps(Game(4, seed=1, deck=custom.make_deck(EXAMPLE)).record))
-    with TestClient(create_app()) as client:
+    with TestClient(create_app(hosts=("testserver",))) as client:
         for deck in ([], None, "x", {"custom": "x"}, {"custom": [1]}):
             record[0]["deck"] = deck
             r = client.post("/api/replays", json=record)

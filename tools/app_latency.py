@@ -2,7 +2,8 @@
 
     PYTHONPATH=. python tools/app_latency.py [--actions 200] [--opponents heuristic champion]
 
-Serves the app with uvicorn on a free local port and plays Fist of Dragonstones at 4 players
+Serves the app with uvicorn on a free local port (its tables in a temporary SQLite file, written at
+every action) and plays Fist of Dragonstones at 4 players
 over HTTP, one human seat against three bots at pace 0: each timed request is one human action
 (POST /api/games/{id}/actions), which includes every bot move up to the human's next decision
 and the new view. The human picks uniformly among the legal actions the page is given. Prints
@@ -38,13 +39,14 @@ def latency(client: httpx.Client, game: str, players: int, opponent: str, action
     while len(times) < actions:
         if state is None or state["result"] is not None:
             seats = ["human"] + [opponent] * (players - 1)
-            gid = client.post("/api/games", json={"game": game, "players": players, "seats": seats,
-                                                   "seed": seed + len(times)}).json()["id"]
-            state = client.get(f"/api/games/{gid}", params={"seat": 0}).json()
+            made = client.post("/api/games", json={"game": game, "players": players, "seats": seats,
+                                                    "seed": seed + len(times)}).json()
+            gid, seat = made["id"], {"Authorization": f"Bearer {made['tokens']['0']}"}
+            state = client.get(f"/api/games/{gid}", headers=seat).json()
             continue
         action = _pick(state, rng)
         t0 = time.perf_counter()
-        r = client.post(f"/api/games/{gid}/actions", json={"seat": 0, "action": action})
+        r = client.post(f"/api/games/{gid}/actions", json={"action": action}, headers=seat)
         times.append(time.perf_counter() - t0)
         r.raise_for_status()
         state = r.json()

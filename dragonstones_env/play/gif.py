@@ -37,7 +37,7 @@ def tile(pictures: list[np.ndarray]) -> np.ndarray:
 
 def frames(record_body: object, seat: int | str) -> list:
     """The pictures of a record's game from ``seat`` (or ``"all"`` seats), before each decision and at the end."""
-    mod, record, _ = parse_record(record_body)
+    mod, record, _, _ = parse_record(record_body)
     start = record[0]
     n = start["num_players"]
     if seat != ALL and not 0 <= seat < n:

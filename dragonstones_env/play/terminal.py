@@ -49,10 +49,13 @@ def _show(console: Console, state: dict[str, Any], mod: Any) -> None:
     table.add_column("what you see")
     for p, name in enumerate(state["names"]):
         mark = ">" if state["actor"] == p else " "
-        table.add_row(f"{mark} {name}" + (" (you)" if p == state["seat"] else ""), mod.seat_line(v, p))
+        who = " (you)" if p == state["seat"] else f" ({state['seats'][p]})"
+        table.add_row(f"{mark} {name}{who}", mod.seat_line(v, p))
     console.print(table)
     for line in state["log"][-6:]:
         console.print(f"  [dim]{line}[/dim]")
+    if state["prompt"] and state["actions"]:
+        console.print(f"[bold]{state['prompt']}[/bold]")
 
 
 def _choose(console: Console, state: dict[str, Any], read: Any) -> int | None:
@@ -122,15 +125,14 @@ def play(game: str = "dragonstones", players: int | None = None, opponents: list
         state = table.state(seat)
         _show(console, state, mod)
         if state["result"] is not None:
-            winners = ", ".join(state["names"][w] for w in state["result"]["winners"]) or "nobody (truncated)"
-            console.print(f"[bold]Game over: {winners} won.[/bold]")
+            console.print(f"[bold]Game over: {state['result']['text']}[/bold]")
             return 0
         action = _choose(console, state, read)
         if action is None:
             console.print("quit")
             return 1
         try:
-            table.act({"seat": seat, "action": action})
+            table.act(seat, {"action": action})
         except AppError as err:  # never expected: the choices offered are the legal ones
             console.print(f"[red]{err.message}[/red]")
             continue

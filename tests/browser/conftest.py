@@ -12,6 +12,7 @@ import shutil
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -44,7 +45,7 @@ def browser_context_args():
 
 
 @pytest.fixture(scope="session")
-def server_url() -> str:
+def server_url(tmp_path_factory) -> str:
     try:
         import uvicorn
 
@@ -54,7 +55,9 @@ def server_url() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    app = create_app(store=tmp_path_factory.mktemp("store") / "tables.sqlite", decks=examples)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(200):

@@ -1,7 +1,11 @@
 """The web app in a real browser (Playwright + Debian's chromium): a 4-player Fist game against
 three random bots played to the end by clicking, a replay stepped back and forth with seat
 switching (hidden information only in the whole-table view), a DrachenSchatten game and its
-replay. Saves the screenshots the README shows (docs/app-*.png)."""
+replay; private seats (the seat's link survives a reload, the invited player and a spectator see
+only what is theirs); watching a table of bots and changing its pace; the cards' rules on a tap;
+and every screen size (1400x900, 1024x700, 390x844) at 3, 4 and 6 players with a custom deck,
+checked for overlapping boxes and sideways scrolling. Saves the screenshots the README shows
+(docs/app-*.png) and, for each size, one under runs/browser/ (git-ignored) to look at."""
 
 from __future__ import annotations
 
@@ -14,20 +18,31 @@ import pytest
 
 pytest.importorskip("playwright", reason="the [app] extra (pytest-playwright) is not installed")
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+SHOTS = ROOT / "runs" / "browser"
+EXAMPLE = ROOT / "examples" / "characters.yaml"
+SIZES = {"1400x900": (1400, 900), "1024x700": (1024, 700), "390x844": (390, 844)}
+
+
+def _post(url: str, body: dict) -> dict:
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(req))
 
 
 def _moves(page) -> int:
     return page.evaluate("ui.state ? ui.state.moves : -1")
 
 
-def _start(page, url, game, players, opponent, seed):
+def _start(page, url, game, players, opponent, seed, seat="0"):
     page.goto(f"{url}/?seed={seed}")
     page.wait_for_selector("#seat-policies select")
     page.select_option("#game", game)
     page.select_option("#players", str(players))
-    for i in range(1, players):
-        page.select_option(f"#policy-{i}", opponent)
+    page.select_option("#my-seat", seat)
+    for i in range(players):
+        if str(i) != seat:
+            page.select_option(f"#policy-{i}", opponent)
     page.eval_on_selector("#pace", "el => { el.value = 0; }")  # bots move at once: a fast test
     page.click("#start")
     page.wait_for_function("ui.state && (ui.state.actions || ui.state.result)")
@@ -63,10 +78,7 @@ def _play_by_clicking(page, rng, shot_at=None, shot=None, limit=400) -> int:
 
 
 def _replay_last(page):
-    with page.expect_download():
-        page.click("#result button")  # "Save record": downloads it and offers to replay it
-    page.click("#tab-replay")
-    page.click("#replay-last")
+    page.click("#replay-this")  # the record once the game is over, opened as a replay
     page.wait_for_function("ui.state && ui.state.kind === 'replay'")
 
 
@@ -88,9 +100,10 @@ def _check_views(page, steps):
 def test_fist_game_against_random_bots_then_its_replay(page, server_url):
     rng = random.Random(0)
     _start(page, server_url, "dragonstones", 4, "random", seed=11)
+    assert "token=" in page.url and page.is_visible("#seeded")  # the seat's link; the chosen seed announced
     made = _play_by_clicking(page, rng, shot_at=6, shot=DOCS / "app-play.png")
     assert made > 5
-    assert page.text_content("#winners").startswith("Winner: player_")
+    assert " wins " in page.text_content("#winners") and "points" in page.text_content("#result")
 
     _replay_last(page)
     steps = page.evaluate("ui.replay.steps")
@@ -111,9 +124,8 @@ def test_fist_game_against_random_bots_then_its_replay(page, server_url):
 
 def test_replay_with_checkpoint_insight(page, server_url):
     """A game of four champions (all bots: it plays out when created), opened from pasted JSON."""
-    body = json.dumps({"game": "dragonstones", "players": 4, "seats": ["champion"] * 4, "seed": 4}).encode()
-    req = urllib.request.Request(f"{server_url}/api/games", body, {"Content-Type": "application/json"})
-    gid = json.load(urllib.request.urlopen(req))["id"]
+    gid = _post(f"{server_url}/api/games", {"game": "dragonstones", "players": 4, "seats": ["champion"] * 4,
+                                            "seed": 4})["id"]
     saved = urllib.request.urlopen(f"{server_url}/api/games/{gid}/record").read().decode()
     page.goto(server_url)
     page.wait_for_selector("#seat-policies select")
@@ -145,10 +157,137 @@ def test_drachenschatten_game_then_its_replay(page, server_url):
     rng = random.Random(1)
     _start(page, server_url, "drachenschatten", 2, "random", seed=5)
     made = _play_by_clicking(page, rng, shot_at=8, shot=DOCS / "app-drachenschatten.png")
-    assert made >= 1 and page.text_content("#winners").startswith("Winner: ")
+    assert made >= 1 and " wins " in page.text_content("#winners")
     _replay_last(page)
     steps = page.evaluate("ui.replay.steps")
     page.fill("#step-slider", str(steps // 2))
     page.dispatch_event("#step-slider", "change")
     _at(page, steps // 2)
     _check_views(page, steps)
+
+
+def test_a_seat_link_survives_a_reload_and_is_that_seats_alone(page, server_url, browser):
+    """player_0 creates the table and invites player_1; the seat's address keeps the seat over a
+    reload; player_1's page and a spectator's never show player_0's sealed bid."""
+    page.goto(server_url)
+    page.wait_for_selector("#seat-policies select")
+    page.select_option("#players", "3")
+    page.fill("#my-name", "Ann")
+    page.select_option("#policy-1", "human")
+    page.select_option("#policy-2", "random")
+    page.click("#start")
+    page.wait_for_function("ui.state && ui.state.actions")
+    assert "token=" in page.url and page.evaluate("ui.state.names[0]") == "Ann"
+    page.reload()
+    page.wait_for_function("ui.state && ui.state.actions")
+    assert page.evaluate("ui.state.seat") == 0 and page.is_visible("#submit-bid")
+    invite = page.get_attribute("#invites input.link[data-seat='1']", "value")
+    spectate = page.get_attribute("#invites input.link:not([data-seat])", "value")
+    assert "token=" in invite and "token=" not in spectate
+    for _ in range(3):
+        page.click("[data-inc='fairy']")
+    page.click("#submit-bid")
+    page.wait_for_function("ui.state.moves === 1")
+    assert "your sealed bid: 3 fairy" in page.text_content("#seats-bottom")
+
+    friend = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()  # another person's browser
+    friend.goto(invite)
+    friend.wait_for_function("ui.state && ui.state.seat === 1 && ui.state.actions")
+    assert friend.is_visible("#submit-bid") and friend.is_hidden("#invites")  # not the creator
+    assert "bid sealed" in friend.text_content(".seat[data-seat='0']")
+    assert "3 fairy" not in friend.text_content("#board")
+    watcher = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    watcher.goto(spectate)
+    watcher.wait_for_function("ui.state && ui.state.kind === 'live'")
+    assert watcher.evaluate("ui.state.seat") is None and "watching" in watcher.text_content("#status")
+    assert watcher.query_selector_all("#submit-bid, button.choice") == []
+    assert "3 fairy" not in watcher.text_content("#board")
+    # a card's rules text on a tap
+    friend.click("#current-card")
+    assert friend.is_visible("#rule-tip") and "black coin" in friend.text_content("#rule-tip")  # the Witch
+
+
+def test_watch_a_table_of_bots_and_change_its_pace(page, server_url):
+    page.goto(server_url)
+    page.wait_for_selector("#seat-policies select")
+    page.select_option("#players", "4")
+    page.select_option("#my-seat", "")  # nobody: I watch
+    for i in range(4):
+        page.select_option(f"#policy-{i}", "champion" if i % 2 else "heuristic")
+    page.eval_on_selector("#pace", "el => { el.value = 2000; }")
+    page.check("#insight")
+    page.click("#start")
+    page.wait_for_function("ui.state && ui.state.kind === 'live'")
+    assert "token=" not in page.url and page.evaluate("ui.state.seat") is None
+    assert page.evaluate("ui.state.moves") <= 1 and page.is_visible("#live-pace")
+    page.eval_on_selector("#live-pace", "el => { el.value = 0; el.dispatchEvent(new Event('change')); }")
+    page.wait_for_function("ui.state.result !== null", timeout=60_000)
+    assert page.evaluate("ui.state.pace_ms") == 0 and page.is_visible("#insight-panel")
+    assert "%" in page.text_content("#insight-panel")
+
+
+# ------------------------------------------------------------------ every screen
+_LAYOUT = """() => {
+  const boxes = [...document.querySelectorAll('.seat'), document.querySelector('#centre'),
+                 document.querySelector('#actions')]
+    .filter((e) => e && e.offsetParent !== null)
+    .map((e) => { const r = e.getBoundingClientRect();
+                  return { id: e.id || 'seat ' + e.dataset.seat, x: r.left, y: r.top + scrollY,
+                           w: r.width, h: r.height }; });
+  const overlaps = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    const dx = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+    const dy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+    if (dx > 0.5 && dy > 0.5) overlaps.push(a.id + ' / ' + b.id);
+  }
+  const small = [...document.querySelectorAll('.seat, #centre, #actions, #log')]
+    .filter((e) => parseFloat(getComputedStyle(e).fontSize) < 11).map((e) => e.id || e.className);
+  const actions = document.querySelector('#actions').getBoundingClientRect();
+  return { overlaps, small, boxes: boxes.length, scrollWidth: document.documentElement.scrollWidth,
+           width: window.innerWidth, actionsRight: actions.right, actionsTop: actions.top + scrollY };
+}"""
+
+
+def _check_layout(page, where: str, height: int) -> None:
+    got = page.evaluate(_LAYOUT)
+    assert got["overlaps"] == [], (where, got["overlaps"])
+    assert got["scrollWidth"] <= got["width"], (where, "sideways scrolling", got)
+    assert got["actionsRight"] <= got["width"] and got["small"] == [], (where, got)
+    assert got["actionsTop"] < height, (where, "'Your move' starts below the first screen", got)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_screen_size_and_table_size(page, server_url, size):
+    """3, 4 and 6 players with the example deck, and DrachenSchatten at 4: no two of the seat boxes,
+    the centre and the controls overlap, nothing scrolls sideways, and 'Your move' is on the first
+    screen; at 6 players after some auctions (revealed bids in the centre) too."""
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    deck = {"format": "yaml", "text": EXAMPLE.read_text()}
+    for players in (3, 4, 6):
+        made = _post(f"{server_url}/api/games", {"game": "dragonstones", "players": players, "seed": 7,
+                                                 "seats": ["human"] + ["heuristic"] * (players - 1),
+                                                 "characters": deck, "exclude": ["Troll"]})
+        page.goto(f"{server_url}/#/game/{made['id']}?token={made['tokens']['0']}")
+        page.wait_for_function("ui.state && ui.state.actions")
+        _check_layout(page, f"{size} {players} players", height)
+        if players == 6:
+            for _ in range(6):  # a few auctions: the revealed bids fill the centre
+                if not page.is_visible("#submit-bid"):
+                    break
+                before = _moves(page)
+                page.click("#submit-bid")
+                page.wait_for_function(f"ui.state.moves > {before} && (ui.state.actions || ui.state.result)")
+            assert page.query_selector("#revealed") is not None
+            _check_layout(page, f"{size} 6 players after auctions", height)
+            page.screenshot(path=str(SHOTS / f"fist-6p-{size}.png"), full_page=True)
+        elif players == 3:
+            page.screenshot(path=str(SHOTS / f"fist-3p-{size}.png"), full_page=True)
+    made = _post(f"{server_url}/api/games", {"game": "drachenschatten", "players": 4, "seed": 3,
+                                             "seats": ["human", "ds-heuristic", "ds-heuristic", "random"]})
+    page.goto(f"{server_url}/#/game/{made['id']}?token={made['tokens']['0']}")
+    page.wait_for_function("ui.state && ui.state.actions")
+    _check_layout(page, f"{size} DrachenSchatten 4 players", height)
+    page.screenshot(path=str(SHOTS / f"drachenschatten-4p-{size}.png"), full_page=True)

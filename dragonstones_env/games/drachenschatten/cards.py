@@ -29,6 +29,25 @@ ACTIONS: tuple[str, ...] = (
 )
 BEASTS: tuple[str, ...] = ("dragon", "hydra")
 
+# The rules text of each action symbol, beast and treasure (D4-D6): what the cards say, for people.
+SYMBOL_TEXT: dict[str, str] = {
+    "view-1": "look in secret at the top card of 1 stack; you remember it while it stays there (D4)",
+    "view-2": "look in secret at the top cards of up to 2 stacks; you remember them while they stay there (D4)",
+    "view-3": "look in secret at the top cards of up to 3 stacks; you remember them while they stay there (D4)",
+    "turn-over": "turn over the top card of a stack once more, with its battle (D4)",
+    "protect-dragon": "in a battle with a dragon, use it to keep the dragon (D5)",
+    "protect-hydra": "in a battle with a hydra, use it to keep the hydra (D5)",
+    "trade": "swap one of your used objects (this card too) for another player's used object (D4)",
+    "steal": "take another player's used object (D4)",
+    "destroy": "remove another player's used object from the game (D4)",
+    "decay": "every other player removes one of his used objects from the game (D4)",
+    "restore": "make one of your used objects ready again (not this key itself) (D4)",
+    "dragon": "a beast: turned over, it attacks; a ready object that protects against dragons keeps it, else "
+              "you lose it and your whole collection (D5)",
+    "hydra": "a beast: turned over, it attacks; a ready object that protects against hydras keeps it, else "
+             "you lose it and your whole collection (D5)",
+    "treasure": "three treasures win at once (D6)",
+}
 
 @dataclass(frozen=True)
 class CardType:

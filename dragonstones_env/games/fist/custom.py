@@ -50,6 +50,7 @@ effect              what it does                                            asks
 from __future__ import annotations
 
 import copy
+import json
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -77,6 +78,15 @@ PAYABLE_COINS = ("common", "silver", "fairy")
 PAY_TOTALS = (2, 3, 4, 5)  # the stone payments the action layout has (actions.PAYMENTS)
 CONSERVATION_STATES = 200  # random states each power is tried on at load time
 MAX_POINTS = 2  # no box card scores more than 2 (F22, F29)
+# Sizes checked before any other work, so that a hostile deck costs little to refuse (issue #29):
+# the checks below cost a few milliseconds per effect (the conservation check runs each power on
+# CONSERVATION_STATES states), and a YAML document's aliases can make a small text a huge tree.
+MAX_EFFECTS = 32  # effects of one card, nested ones included (the box's powers need at most 3)
+MAX_NESTING = 4  # effect lists inside effect lists (choose, otherwise)
+MAX_NAME = 40  # characters of a card's name
+MAX_TEXT = 600  # characters of a card's rules text
+MAX_DECK_TEXT = 64_000  # characters of a deck's YAML, TOML or JSON text
+DECK_FORMATS = ("yaml", "toml", "json")
 
 
 class CharacterError(ValueError):
@@ -285,6 +295,32 @@ def _fields(where: str, args: Any, required: set[str], optional: set[str] = froz
     return args
 
 
+def check_size(where: str, effects: Any, depth: int = 0, budget: int = MAX_EFFECTS) -> int:
+    """Refuse a power of more than :data:`MAX_EFFECTS` effects (nested ones included) or nested
+    deeper than :data:`MAX_NESTING`, before anything else looks at it: the count stops at the
+    limit, so a card of any size (or a YAML alias bomb) costs at most ``MAX_EFFECTS`` steps.
+    Returns the effects counted; a malformed shape is left to :func:`check_effects` to name."""
+    if depth > MAX_NESTING:
+        raise CharacterError(f"{where}: effects nested more than {MAX_NESTING} deep")
+    if not isinstance(effects, list):
+        return 0
+    if len(effects) > budget:
+        raise CharacterError(f"{where}: more than {MAX_EFFECTS} effects in one card (nested ones included)")
+    count = 0
+    for i, effect in enumerate(effects):
+        count += 1
+        if not (isinstance(effect, dict) and len(effect) == 1):
+            continue
+        (name, args), = effect.items()
+        branches = args if name == "choose" and isinstance(args, list) else \
+            [args.get("otherwise")] if isinstance(args, dict) and "otherwise" in args else []
+        for k, branch in enumerate(branches[:2]):
+            count += check_size(f"{where}[{i}].{name}[{k}]", branch, depth + 1, budget - count)
+        if count > budget:
+            raise CharacterError(f"{where}: more than {MAX_EFFECTS} effects in one card (nested ones included)")
+    return count
+
+
 def check_effects(where: str, effects: Any) -> list[dict]:
     """Check a list of effects against the schema; returns it as plain dicts."""
     if not isinstance(effects, list) or not effects:
@@ -444,13 +480,47 @@ def card_from_dict(d: Any, source: str) -> Custom:
     if not isinstance(d, dict):
         raise CharacterError(f"{source}: a character is a mapping")
     name = d.get("name", "?")
+    if isinstance(name, str) and len(name) > MAX_NAME:
+        raise CharacterError(f"{source}: a character's name has at most {MAX_NAME} characters, got {len(name)}")
     where = f"{source}: character {name!r}"
     _fields(where, d, {"name", "effects"}, {"copies", "text", "python"})
     if d.get("python"):
         raise CharacterError(f"{where}: a Python character is registered with @character, not in a file")
+    if isinstance(d.get("text"), str) and len(d["text"]) > MAX_TEXT:
+        raise CharacterError(f"{where}.text: at most {MAX_TEXT} characters, got {len(d['text'])}")
+    check_size(f"{where}.effects", d["effects"])
     effects = check_effects(f"{where}.effects", d["effects"])
     card = Custom(name, d.get("copies", 1), d.get("text", ""), effects=tuple(effects), source=source)
     return validate(card)
+
+
+def parse_text(text: Any, fmt: Any, source: str) -> list[Any]:
+    """The ``characters`` list of a deck's text in ``fmt`` (``yaml``, ``toml`` or ``json``), not yet
+    checked card by card (:func:`card_from_dict` does that); its size is checked first."""
+    if fmt not in DECK_FORMATS:
+        raise CharacterError(f"{source}: the format must be one of {list(DECK_FORMATS)}, got {str(fmt)[:40]!r}")
+    if not isinstance(text, str):
+        raise CharacterError(f"{source}: the deck's text must be a string")
+    if len(text) > MAX_DECK_TEXT:
+        raise CharacterError(f"{source}: the deck's text has {len(text)} characters; at most {MAX_DECK_TEXT}")
+    try:
+        if fmt == "toml":
+            doc = tomllib.loads(text)
+        elif fmt == "json":
+            doc = json.loads(text)
+        else:
+            doc = load_yaml(text, source)  # no aliases (a bomb of them), duplicate keys refused
+    except InputError as err:
+        raise CharacterError(str(err)) from None
+    except Exception as err:  # the parser's own message (RecursionError included), named by source
+        raise CharacterError(f"{source}: not valid {fmt.upper()}: {str(err)[:300]}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("characters"), list):
+        raise CharacterError(f"{source}: must have a 'characters' list")
+    cards = doc["characters"]
+    if len(cards) > MAX_CUSTOM:  # before any card is checked
+        raise CharacterError(f"{source}: at most {MAX_CUSTOM} custom characters (layout v1's reserved slots), "
+                             f"got {len(cards)}")
+    return cards
 
 
 def load_file(path: str | Path) -> list[Custom]:
@@ -463,15 +533,8 @@ def load_file(path: str | Path) -> list[Custom]:
         raise CharacterError(f"{path}: cannot read it ({err.strerror})") from None
     except InputError as err:
         raise CharacterError(str(err)) from None
-    try:
-        doc = tomllib.loads(text) if path.suffix == ".toml" else load_yaml(text, str(path))
-    except InputError as err:
-        raise CharacterError(str(err)) from None
-    except Exception as err:  # the parser's own message, named by file
-        raise CharacterError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {err}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("characters"), list):
-        raise CharacterError(f"{path}: must have a 'characters' list")
-    return [card_from_dict(d, str(path)) for d in doc["characters"]]
+    fmt = "toml" if path.suffix == ".toml" else "yaml"
+    return [card_from_dict(d, str(path)) for d in parse_text(text, fmt, str(path))]
 
 
 # ---------------------------------------------------------------------------- conservation
@@ -637,6 +700,9 @@ def make_deck(characters: Any = None, exclude: Iterable[str] = ()) -> Deck | Non
         cards = load_file(characters)
     else:
         items = [] if characters is None else [characters] if isinstance(characters, str) else list(characters)
+        if len(items) > MAX_CUSTOM:  # before any card is checked
+            raise CharacterError(f"at most {MAX_CUSTOM} custom characters (layout v1's reserved slots), "
+                                 f"got {len(items)}")
         for item in items:
             if isinstance(item, Custom):
                 cards.append(item)
@@ -674,6 +740,7 @@ __all__ = [
     "load_file",
     "make_deck",
     "name_key",
+    "parse_text",
     "replay",
     "validate",
 ]

@@ -1,27 +1,43 @@
 """The web app: a Starlette ASGI app serving the table page and its JSON API.
 
-Endpoints (every refusal is a 4xx JSON ``{"error": message}`` and changes nothing):
+Endpoints (every refusal is a 4xx JSON ``{"error": message}`` and changes nothing; a token goes in
+the ``Authorization: Bearer TOKEN`` header):
 
 * ``GET /`` the page; ``GET /static/...`` its CSS and JavaScript;
-* ``GET /api/meta``: the games, their table sizes and the policies that play each;
-* ``POST /api/games`` ``{"game", "players", "seats": ["human" | spec, ...], "pace_ms", "seed", "insight"}``
-  starts a table, returns ``{"id"}``; ``GET /api/games`` lists the tables;
-* ``GET /api/games/{id}?seat=k``: what seat ``k`` sees (bots due to move move first);
-* ``POST /api/games/{id}/actions`` ``{"seat", "action"}``: a human's move, then the bots' up to
-  the next human decision (at pace 0);
-* ``POST /api/games/{id}/pace`` ``{"pace_ms"}``; ``GET /api/games/{id}/record`` (once over);
-  ``DELETE /api/games/{id}``;
+* ``GET /api/meta``: the games, their table sizes, the policies that play each, the cards' rules
+  text, and this server's decks;
+* ``POST /api/games`` ``{"game", "players", "seats": ["human" | policy, ...], "names", "pace_ms",
+  "seed", "insight", "characters", "exclude"}`` starts a table and returns ``{"id", "creator",
+  "tokens": {seat: token}}``; ``GET /api/games`` lists the tables (no secret);
+* ``GET /api/games/{id}[?log_from=k&insight=1]``: what the token's seat sees, or without a seat's
+  token what a spectator sees (bots due to move move first);
+* ``POST /api/games/{id}/actions`` ``{"action"}`` with a seat's token: its move, then the bots'
+  up to the next human decision (at pace 0);
+* ``POST /api/games/{id}/pace`` ``{"pace_ms"}`` with the creator's or a seat's token;
+  ``GET /api/games/{id}/record`` (once over); ``DELETE /api/games/{id}`` with the creator's token;
 * ``POST /api/replays`` a record (the engine's JSON list, or a file saved by the app) returns
-  ``{"id", "steps", ...}``; ``GET /api/replays/{id}?step=k&seat=k|all[&insight=spec]``.
+  ``{"id", "steps", ...}``; ``GET /api/replays/{id}?step=k&seat=k|all[&insight=policy]``.
+
+Every request's ``Host`` must be an IP address, ``localhost`` or a name the server was given
+(``--allow-host``), and every state-changing request must say ``Content-Type: application/json``
+(so that another site's page can neither rebind a name to this server nor post to it). Bodies are
+read as a stream and cut at a limit; parsing, checking and playing run in worker threads, so no
+request holds up the others (issue #29).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -29,31 +45,112 @@ from starlette.staticfiles import StaticFiles
 from dragonstones_env.bounds import FILE_BYTES
 
 from . import games
-from .sessions import MAX_PACE_MS, AppError, LiveGame, Replay, Store, check_int, parse_json, policies_for
+from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
+from .store import Replays, Tables
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = FILE_BYTES["record"]  # bytes: a saved game is a record (dragonstones_env/bounds.py; a long one is ~2 MB)
+MAX_BODY = min(4_000_000, FILE_BYTES["record"])  # bytes of a replay's body: a long record is about 150 kB
+MAX_TABLE_BODY = 200_000  # bytes of a new table's body (a deck's text is at most 64,000 characters)
+MAX_SMALL_BODY = 4_000  # bytes of an action's or a pace's body
+LOCAL_NAMES = ("localhost",)
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+@dataclass
+class Settings:
+    """A server's options (``dragonstones serve --help``)."""
+
+    store: str | Path | None = None  # the SQLite file of the tables (None: a new temporary file)
+    decks: str | Path | None = None  # the folder of the decks a table may name
+    policies: str | Path | None = None  # a folder of checkpoints a seat may name
+    hosts: tuple[str, ...] = ()  # names the Host header may carry besides localhost and IP addresses
+    regenerate_seconds: float = REGENERATE_SECONDS
+    tables: dict[str, Any] = field(default_factory=dict)  # Tables' keyword options (limits, clock)
 
 
 def _json(data: Any, status: int = 200) -> Response:
     return JSONResponse(data, status_code=status)
 
 
-async def _body(request: Request) -> Any:
-    """The JSON body, read up to MAX_BODY bytes: a bigger one stops being read there (a 413)."""
+def _host_name(header: str) -> str:
+    """The host part of a Host header (``[::1]:8000`` -> ``::1``), lower case."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+def host_allowed(header: str, names: tuple[str, ...]) -> bool:
+    """Whether a request's Host header names this server: an IP address (a DNS rebinding attack
+    needs a name of its own), ``localhost``, or one of ``names``."""
+    host = _host_name(header)
+    if not host:
+        return False
+    if host in LOCAL_NAMES or host in names:
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+class Guard:
+    """ASGI middleware: the Host check and the JSON content type of state-changing requests."""
+
+    def __init__(self, app: Any, hosts: tuple[str, ...]):
+        self.app, self.hosts = app, tuple(h.lower() for h in hosts)
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            host = headers.get("host", "")
+            refusal = None
+            if not host_allowed(host, self.hosts):
+                refusal = (421, f"the Host header {host[:60]!r} does not name this server (it answers to IP "
+                                "addresses, localhost and the names given with --allow-host)")
+            elif scope["method"] not in _SAFE_METHODS:
+                kind = headers.get("content-type", "").split(";")[0].strip().lower()
+                if kind != "application/json":
+                    refusal = (415, f"a {scope['method']} request must say Content-Type: application/json, "
+                                    f"not {kind[:60]!r}")
+            if refusal is not None:
+                await _json({"error": refusal[1]}, refusal[0])(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def read_body(request: Request, limit: int) -> Any:
+    """The body as JSON, read as a stream and refused (413) once it passes ``limit`` bytes."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
-        raise AppError(413, f"the body has {declared[:20]} bytes; at most {MAX_BODY}")
+    if declared.isdigit() and int(declared) > limit:
+        raise AppError(413, f"the body has {declared} bytes; at most {limit}")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise AppError(413, f"the body has more than {MAX_BODY} bytes; at most {MAX_BODY}")
-        chunks.append(chunk)
-    return parse_json(b"".join(chunks))
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise AppError(413, f"the body has more than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise AppError(400, "the client left before sending the whole body") from None
+    raw = b"".join(chunks)
+    if size > 100_000:
+        return await anyio.to_thread.run_sync(parse_json, raw)
+    return parse_json(raw)
 
 
-def _query_int(request: Request, name: str, default: int | None = None) -> Any:
+def _token(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    if not auth:
+        return None
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AppError(401, "a token goes in the header 'Authorization: Bearer TOKEN'")
+    return token.strip()
+
+
+def _query_int(request: Request, name: str, default: int | None = None, low: int = 0) -> Any:
     text = request.query_params.get(name)
     if text is None:
         if default is None:
@@ -62,90 +159,158 @@ def _query_int(request: Request, name: str, default: int | None = None) -> Any:
     if text == "all":
         return text
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise AppError(400, f"the query parameter {name!r} must be an integer, got {text[:40]!r}") from None
+    if value < low:
+        raise AppError(400, f"the query parameter {name!r} must be at least {low}, got {value}")
+    return value
 
 
-def create_app() -> Starlette:
-    store = Store()
+def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
+    """The app; ``options`` are :class:`Settings` fields (``create_app(store=path, hosts=("testserver",))``)."""
+    settings = settings or Settings(**options)
+    sources = Sources(policy_dir=None if settings.policies is None else Path(settings.policies),
+                      deck_dir=None if settings.decks is None else Path(settings.decks))
+    tables = Tables(settings.store, sources, **settings.tables)
+    replays = Replays()
+    # Parsing, checking and simulating: worker threads, two at a time (the other requests are not
+    # held up: the event loop only reads bodies and routes, and light requests use their own pool).
+    heavy = anyio.CapacityLimiter(2)
+
+    async def run(fn: Callable, *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
+        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def meta(request: Request) -> Response:
+    def meta_data() -> dict[str, Any]:
         out = []
         for name in games.names():
             mod = games.game(name)
             out.append({"name": name, "title": mod.TITLE, "min_players": mod.MIN_PLAYERS,
                         "max_players": mod.MAX_PLAYERS, "default_players": mod.DEFAULT_PLAYERS,
-                        "default_opponent": mod.DEFAULT_OPPONENT, "policies": policies_for(mod),
-                        "options": list(mod.ENV_OPTIONS)})
-        return _json({"games": out})
+                        "default_opponent": mod.DEFAULT_OPPONENT, "policies": sources.policies(mod),
+                        "options": list(mod.ENV_OPTIONS), "rules": mod.rules()})
+        return {"games": out, "decks": list(sources.decks())}
 
-    def new_game(body: Any) -> Response:
-        if not isinstance(body, dict):
-            raise AppError(400, "the body must be a JSON object {\"game\", \"players\", \"seats\", ...}")
-        key = store.add(LiveGame(body))
-        return _json({"id": key}, 201)
+    async def meta(request: Request) -> Response:
+        return _json(await run(meta_data))
+
+    def new_table(body: Any) -> dict[str, Any]:
+        game = LiveGame(body, sources)
+        key, creator, tokens = tables.add(game)
+        return {"id": key, "creator": creator, "tokens": {str(s): t for s, t in tokens.items()},
+                "seeded": game.seeded}
 
     async def create(request: Request) -> Response:
-        return new_game(await _body(request))
+        body = await read_body(request, MAX_TABLE_BODY)
+        return _json(await run(new_table, body, limiter=heavy), 201)
 
     async def list_games(request: Request) -> Response:
-        rows = []
-        for key, item in list(store.items.items()):
-            if isinstance(item, LiveGame):
-                rows.append({"id": key, "game": item.mod.GAME_ID, "seats": item.seats, "moves": item.moves,
-                             "over": item.over})
-        return _json({"games": rows})
+        return _json({"games": await run(tables.listing)})
 
-    def show(request: Request) -> Response:
-        game, lock = store.get(request.path_params["id"], LiveGame)
-        seat = _query_int(request, "seat")
-        with lock:
-            game.advance()
-            return _json(game.state(seat))
+    async def show(request: Request) -> Response:
+        token = _token(request)
+        log_from = _query_int(request, "log_from", 0)
+        want = request.query_params.get("insight") in ("1", "true")
+        asked = request.query_params.get("seat")
+
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            seat, _ = table.seat_of(token)
+            if asked is not None and asked != str(seat):
+                raise AppError(403, f"seat {asked[:10]}'s view needs that seat's token (the seat's link carries "
+                                    "it); without one, this is the spectators' view")
+            with table.lock:
+                if seat is not None:
+                    table.seen[seat] = tables.clock()
+                table.game.advance()
+                tables.save(table)
+                return table.game.state(seat, log_from, want)
+
+        return _json(await run(work))
 
     async def act(request: Request) -> Response:
-        body = await _body(request)
-        game, lock = store.get(request.path_params["id"], LiveGame)
-        with lock:
-            game.act(body)
-            game.advance()
-            return _json(game.state(body["seat"]))
+        token = _token(request)
+        body = await read_body(request, MAX_SMALL_BODY)
+        log_from = _query_int(request, "log_from", 0)
+
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            seat, _ = table.seat_of(token)
+            if seat is None:
+                raise AppError(401 if token is None else 403, "acting needs a seat's token (the seat's link "
+                                                              "carries it)")
+            with table.lock:
+                table.seen[seat] = tables.clock()
+                table.game.act(seat, body)
+                table.game.advance()
+                tables.save(table)
+                return table.game.state(seat, log_from)
+
+        return _json(await run(work))
 
     async def pace(request: Request) -> Response:
-        body = await _body(request)
-        game, lock = store.get(request.path_params["id"], LiveGame)
+        token = _token(request)
+        body = await read_body(request, MAX_SMALL_BODY)
         value = check_int(body.get("pace_ms") if isinstance(body, dict) else None, "pace_ms", 0, MAX_PACE_MS)
-        with lock:
-            game.pace_ms = value
-        return _json({"pace_ms": value})
 
-    def record(request: Request) -> Response:
-        game, lock = store.get(request.path_params["id"], LiveGame)
-        with lock:
-            return _json(game.saved())
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            seat, creator = table.seat_of(token)
+            if seat is None and not creator:
+                raise AppError(401 if token is None else 403, "the pace is set by the table's creator or a seat")
+            with table.lock:
+                table.game.pace_ms = value
+                table.saved_touch = 0.0  # the setup changed: write it
+                tables.save(table)
+            return {"pace_ms": value}
 
-    def delete(request: Request) -> Response:
-        store.remove(request.path_params["id"], LiveGame)
-        return _json({"deleted": request.path_params["id"]})
+        return _json(await run(work))
+
+    async def record(request: Request) -> Response:
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            with table.lock:
+                return table.game.saved()
+
+        return _json(await run(work))
+
+    async def delete(request: Request) -> Response:
+        token = _token(request)
+
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            _, creator = table.seat_of(token)
+            if not creator:
+                raise AppError(401 if token is None else 403, "only the table's creator deletes it")
+            tables.remove(table.id)
+            return {"deleted": table.id}
+
+        return _json(await run(work))
 
     async def new_replay(request: Request) -> Response:
-        replay = Replay(await _body(request))
-        key = store.add(replay)
-        return _json({"id": key, "game": replay.mod.GAME_ID, "steps": replay.steps,
-                      "players": len(replay.seats), "seats": replay.seats,
-                      "turns": {str(t): step for t, step in replay.turns.items()}}, 201)
+        body = await read_body(request, MAX_BODY)
 
-    def show_replay(request: Request) -> Response:
-        replay, lock = store.get(request.path_params["id"], Replay)
+        def work() -> dict[str, Any]:
+            replay = Replay(body, sources, settings.regenerate_seconds)
+            return {"id": replays.add(replay), **replay.summary()}
+
+        return _json(await run(work, limiter=heavy), 201)
+
+    async def show_replay(request: Request) -> Response:
         step = _query_int(request, "step", 0)
         seat = _query_int(request, "seat", 0)
+        log_from = _query_int(request, "log_from", 0)
         spec = request.query_params.get("insight") or None
-        with lock:
-            return _json(replay.state(step, seat, spec))
+
+        def work() -> dict[str, Any]:
+            replay, lock = replays.get(request.path_params["id"])
+            with lock:
+                return replay.state(step, seat, spec, log_from)
+
+        return _json(await run(work))
 
     async def app_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, AppError)
@@ -166,16 +331,37 @@ def create_app() -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={AppError: app_error})
-    app.state.store = store
+    app.state.tables, app.state.replays, app.state.sources = tables, replays, sources
+    app.add_middleware(Guard, hosts=settings.hosts)
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app under uvicorn (127.0.0.1 unless told otherwise) and print the URL to open."""
+def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+    """Run the app under uvicorn (127.0.0.1 unless told otherwise) and print the URL to open.
+
+    ``options`` are :class:`Settings` fields: ``store`` (the tables' SQLite file), ``decks``,
+    ``policies`` (folders), ``hosts`` (names the server answers to besides IP addresses and localhost).
+    """
     import uvicorn
 
-    print(f"Dragonstones table: open http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    if host not in ("0.0.0.0", "::", "") and not _is_ip(host):
+        options["hosts"] = (*options.get("hosts", ()), host)
+    app = create_app(Settings(**options))
+    tables = app.state.tables
+    print(f"Dragonstones table: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ "
+          "(Ctrl-C stops)", flush=True)
+    print(f"tables kept in {tables.path} ({len(tables.resumed)} unfinished resumed"
+          + (f", {len(tables.refused)} refused: {json.dumps(tables.refused)[:300]}" if tables.refused else "")
+          + ")", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-__all__ = ["create_app", "serve"]
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+__all__ = ["Settings", "create_app", "host_allowed", "serve"]

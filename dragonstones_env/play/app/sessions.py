@@ -2,18 +2,29 @@
 
 A :class:`LiveGame` is one table: an AEC env, a policy or a human at each seat, bots moving
 server-side at a pace. A :class:`Replay` is a checked engine record stepped through with a
-fresh env. What either sends to a seat is built by the game's adapter from that seat's
-observation and action mask (see :mod:`dragonstones_env.play.app.games`). Every refusal is an :class:`AppError`
-with an HTTP status and a message naming what was wrong; a refused request changes nothing.
+fresh env. What either sends is built by the game's adapter from one seat's observation and
+action mask, or for a spectator from what every seat sees alike (the public view; see
+:mod:`dragonstones_env.play.app.games`). Every refusal is an :class:`AppError` with an HTTP
+status and a message naming what was wrong; a refused request changes nothing.
+
+Where policies and custom decks may come from is a :class:`Sources`: the terminal's (the user's
+own files, anything ``load_policy`` and the env read) or the server's (names only: the built-in
+and shipped policies, the checkpoints of a configured folder, the decks of a configured folder,
+or a deck's text sent in the request; issue #29). No request names a file of the server's disk.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import secrets
+import sys
 import threading
 import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
 from types import ModuleType
 from typing import Any
 
@@ -22,14 +33,21 @@ import numpy as np
 from dragonstones_env.bounds import BOUNDS
 from dragonstones_env.core import ReplayError
 from dragonstones_env.policies import PolicyError, available, load_policy
+from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
 
 from . import games
 from .games.common import insight
 
 HUMAN = "human"
-MAX_GAMES = 64  # live games and replays each; the oldest is dropped beyond this
-MAX_RECORD_EVENTS = 200_000
+WHOLE = "all"  # a replay's whole-table view: every hidden card
+MAX_RECORD_EVENTS = 50_000  # a long Fist game has about 1,500 events
 MAX_PACE_MS = int(BOUNDS["pace_ms"].high)  # the bounds table's (dragonstones_env/bounds.py)
+MAX_SPEC = 100  # characters of a seat's policy name
+MAX_NAME = 24  # characters of a player's name
+REGENERATE_SECONDS = 5.0  # the longest a game of an evaluation may take to play again
+_NAME = re.compile(r"^[\w][\w .'-]*$")  # a player's name: letters, digits, spaces, . ' - _
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a policy or deck of a configured folder
+DECK_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json"}
 
 
 class AppError(Exception):
@@ -49,8 +67,35 @@ def adapter(name: Any) -> ModuleType:
 
 def check_int(value: Any, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise AppError(400, f"{name} must be an integer from {low} to {high}, got {value!r}")
+        raise AppError(400, f"{name} must be an integer from {low} to {high}, got {str(value)[:40]!r}")
     return value
+
+
+def _log_server(message: str) -> None:
+    """What the server's operator should read (a bad file in a configured folder): stderr, never a response."""
+    print(f"dragonstones serve: {message}", file=sys.stderr, flush=True)
+
+
+class LRU:
+    """A bounded mapping that forgets the least recently used entry beyond ``size`` (thread-safe)."""
+
+    def __init__(self, size: int):
+        self.size, self._items, self._lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key: Any, make: Any) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()  # outside the lock: loading a checkpoint takes milliseconds
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 _POLICY_CACHE: dict[tuple[str, str], bool] = {}
@@ -87,86 +132,303 @@ def policies_for(mod: ModuleType) -> list[str]:
     return out
 
 
-def env_options(mod: ModuleType, body: dict[str, Any]) -> dict[str, Any]:
-    """The env options of a new table (Fist's custom deck: ``characters``, ``exclude``), checked in shape here
-    and in content by the env (a bad card: a 400 naming the file, the card and the field)."""
-    options = {k: body[k] for k in ("characters", "exclude") if body.get(k) is not None}
-    for key in options:
+# Insight policies (probabilities only: no seed matters), shared by every replay and table, by what
+# they load: a name, or a configured folder's checkpoint by its resolved path (issue #29: a cache
+# per distinct spec string grew without bound).
+_INSIGHT = LRU(8)
+
+
+def deck_name(value: str) -> str:
+    """The deck a string names: its file name without a deck suffix (``examples/characters.yaml`` is
+    ``characters``). Nothing of a folder part is used: decks are looked up in the server's deck folder."""
+    name = PurePath(value.replace("\\", "/")).name
+    stem, dot, suffix = name.rpartition(".")
+    return stem if dot and f".{suffix.lower()}" in DECK_SUFFIXES else name
+
+
+@dataclass
+class Sources:
+    """Where the policies and custom decks of a table come from.
+
+    ``local`` (the terminal): any spec ``load_policy`` takes and any deck file the env reads, as
+    the user at the keyboard may. Otherwise (the server, issue #29) only names: the policies
+    :func:`policies_for` lists, the checkpoint folders of ``policy_dir`` by folder name, the decks
+    of ``deck_dir`` by file name, registered Python characters; and a deck's text in the request.
+    A name is looked up in a listing of the folder, so no request makes the server open or test a
+    path of its choosing, and no refusal says what is on the disk or quotes a file.
+    """
+
+    local: bool = False
+    policy_dir: Path | None = None
+    deck_dir: Path | None = None
+    _decks: LRU = field(default_factory=lambda: LRU(16), repr=False)
+    _games: dict = field(default_factory=dict, repr=False)
+
+    # ---------------------------------------------------------------- policies
+    def folder_policies(self) -> dict[str, Path]:
+        """The checkpoint folders of ``policy_dir`` (those with a card), by folder name."""
+        if self.policy_dir is None or not self.policy_dir.is_dir():
+            return {}
+        return {p.name: p for p in sorted(self.policy_dir.iterdir())
+                if _FILE_NAME.match(p.name) and (p / CARD_FILE).is_file()}
+
+    def _folder_game(self, path: Path) -> str | None:
+        """The game a folder's checkpoint plays (None: it does not load; the reason goes to the log)."""
+        key = (str(path.resolve()), (path / CARD_FILE).stat().st_mtime_ns)
+        if key not in self._games:
+            try:
+                self._games[key] = load_checkpoint(path, path.name, 0, False).game
+            except PolicyError as err:
+                _log_server(f"the checkpoint {path.name!r} of the policy folder does not load: {err}")
+                self._games[key] = None
+        return self._games[key]
+
+    def policies(self, mod: ModuleType) -> list[str]:
+        """Every policy name a seat of ``mod``'s game may name here."""
+        folder = [name for name, path in self.folder_policies().items()
+                  if self._folder_game(path) in mod.POLICY_GAMES]
+        listed = policies_for(mod)
+        return listed + [name for name in folder if name not in listed]
+
+    def _folder_policy(self, mod: ModuleType, spec: str) -> Path | None:
+        if self.local or spec in available() or spec in policies_for(mod):
+            return None
+        path = self.folder_policies().get(spec)
+        if path is None:
+            raise AppError(400, f"unknown policy {spec[:MAX_SPEC]!r}: {mod.TITLE} is played here by "
+                                f"{', '.join(self.policies(mod))}")
+        if self._folder_game(path) is None:
+            raise AppError(400, f"the policy {spec!r} of this server does not load (the server's log says why)")
+        return path
+
+    def policy(self, mod: ModuleType, spec: Any, seed: int, deterministic: bool = False) -> Any:
+        """The policy named ``spec`` for a seat of ``mod``'s game, seeded with ``seed``."""
+        if not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC:
+            raise AppError(400, f"a seat is 'human' or a policy name of at most {MAX_SPEC} characters, "
+                                f"got {str(spec)[:MAX_SPEC]!r}")
+        path = self._folder_policy(mod, spec)
+        if path is None:
+            return load_seat_policy(mod, spec, seed, deterministic)
+        policy = load_checkpoint(path, spec, seed, deterministic)
+        if policy.game not in mod.POLICY_GAMES:
+            raise AppError(400, f"policy {spec!r} plays {policy.game!r}, not {mod.TITLE}")
+        return policy
+
+    def insight_policy(self, mod: ModuleType, spec: str) -> Any:
+        """A shared copy of ``spec`` to ask for its probabilities (bounded cache, by what it loads)."""
+        path = self._folder_policy(mod, spec)
+        key = (mod.GAME_ID, spec) if path is None else (mod.GAME_ID, str(path.resolve()))
+        return _INSIGHT.get(key, lambda: self.policy(mod, spec, 0))
+
+    def knows_policy(self, mod: ModuleType, spec: str) -> bool:
+        return spec in self.policies(mod) or (self.local and spec not in ("", HUMAN, "?"))
+
+    # ---------------------------------------------------------------- decks
+    def decks(self) -> dict[str, Path]:
+        """The deck files of ``deck_dir`` by name (file name without its suffix)."""
+        if self.deck_dir is None or not self.deck_dir.is_dir():
+            return {}
+        out = {}
+        for p in sorted(self.deck_dir.iterdir()):
+            if p.suffix.lower() in DECK_SUFFIXES and _FILE_NAME.match(p.name) and p.is_file():
+                out.setdefault(p.stem, p)
+        return out
+
+    def deck(self, value: str, parse: Any) -> Any:
+        """The deck ``value`` names, as ``parse(text, format, label)`` (the game's) reads it: a deck of
+        ``deck_dir`` by name, read and checked once per version of its file (bounded cache). What is
+        wrong with a file goes to the server's log; the client is told only that the deck is refused.
+        The terminal's (``local``) is ``value`` itself, a file the env reads."""
+        if self.local:
+            return value
+        name = deck_name(value)
+        decks = self.decks()
+        if name not in decks:
+            where = f"this server's decks are {', '.join(decks)}" if decks else \
+                "this server has no deck folder (dragonstones serve --decks DIR)"
+            raise AppError(400, f"unknown deck {value[:60]!r}: {where}; or send the deck's text as "
+                                "{\"format\": \"yaml\", \"text\": ...}")
+        path = decks[name]
+
+        def load() -> Any:
+            try:
+                return parse(path.read_text(encoding="utf-8"), DECK_SUFFIXES[path.suffix.lower()], f"deck {name!r}")
+            except (OSError, ValueError) as err:  # UnicodeDecodeError and the game's own errors included
+                _log_server(f"the deck {path.name!r} of the deck folder is refused: {err}")
+                return None
+
+        cards = self._decks.get((str(path.resolve()), path.stat().st_mtime_ns), load)
+        if cards is None:
+            raise AppError(400, f"the deck {name!r} of this server is not a valid deck (the server's log says why)")
+        return cards
+
+
+LOCAL = Sources(local=True)
+
+
+def env_options(mod: ModuleType, body: dict[str, Any], sources: Sources) -> dict[str, Any]:
+    """The env options of a new table (Fist's custom deck: ``characters``, ``exclude``), each read by the
+    game's adapter (:func:`option`: sizes first, then shape; a deck's name through ``sources``) and
+    checked in content by the env (a bad card: a 400 naming the card and the field)."""
+    options = {}
+    for key in ("characters", "exclude"):
+        if body.get(key) is None:
+            continue
         if key not in mod.ENV_OPTIONS:
             raise AppError(400, f"{key} is not an option of {mod.TITLE}")
-    chars = options.get("characters")
-    listed = isinstance(chars, list) and all(isinstance(c, (str, dict)) for c in chars)
-    if chars is not None and not ((isinstance(chars, str) and chars) or listed):
-        raise AppError(400, "characters must be a YAML or TOML file on the server's disk, or a list of card objects "
-                            f"or registered Python character names, got {chars!r}"[:300])
-    exclude = options.get("exclude")
-    if exclude is not None and not (isinstance(exclude, list) and all(isinstance(x, str) for x in exclude)):
-        raise AppError(400, f"exclude must be a list of special characters' names, got {exclude!r}"[:300])
+        try:
+            options[key] = mod.option(key, body[key], sources)
+        except ValueError as err:
+            raise AppError(400, str(err)[:600]) from None
     return options
 
 
 def table(mod: ModuleType, players: int, options: dict[str, Any], policies: list[Any]) -> Any:
-    """A new env with ``options`` (a bad custom card: a 400 naming its file, card and field), whose deck
+    """A new env with ``options`` (a bad custom card: a 400 naming its card and field), whose deck
     the seated rule bots are told (so they value the custom cards, as in dragonstones_env.evaluation)."""
     try:
         env = mod.make_env(players, **options)
     except ValueError as err:
-        raise AppError(400, str(err)) from None
+        raise AppError(400, str(err)[:600]) from None
+    _tell_deck(env, policies)
+    return env
+
+
+def _tell_deck(env: Any, policies: list[Any]) -> None:
     deck = getattr(env, "deck", None)
     for policy in policies:
         if deck is not None and callable(getattr(policy, "use_deck", None)):
             policy.use_deck(deck)
-    return env
 
 
-def _seat_names(seats: list[str]) -> list[str]:
-    return [f"player_{i}" + (f" ({s})" if s != HUMAN else " (human)") for i, s in enumerate(seats)]
+def _names(body: dict[str, Any], n: int) -> list[str]:
+    """The players' names: ``player_k`` unless the request names a seat (unique, short, plain)."""
+    given = body.get("names")
+    if given is None:
+        return [f"player_{i}" for i in range(n)]
+    if not isinstance(given, list) or len(given) != n:
+        raise AppError(400, f"names must be a list of {n} entries (a name or null), got {str(given)[:80]!r}")
+    out = []
+    for i, name in enumerate(given):
+        if name is None or name == "":
+            out.append(f"player_{i}")
+            continue
+        if not isinstance(name, str) or len(name) > MAX_NAME or not _NAME.match(name):
+            raise AppError(400, f"a player's name has 1 to {MAX_NAME} letters, digits, spaces, . ' - or _; got "
+                                f"{str(name)[:MAX_NAME + 10]!r}")
+        out.append(name)
+    if len(set(out)) != n:
+        raise AppError(400, f"every player needs another name, got {out}")
+    return out
 
 
-def _log(mod: ModuleType, record: list[dict], viewer: int | None, names: list[str], last: int = 60) -> list[str]:
-    lines = [line for ev in record if (line := mod.log_line(ev, viewer, names)) is not None]
-    return lines[-last:]
+def _log(mod: ModuleType, record: list[dict], viewer: Any, names: list[str]) -> list[str]:
+    """The whole log ``viewer`` (a seat, :data:`WHOLE`, or None: a spectator) may read, in sentences."""
+    return [line for ev in record if (line := mod.log_line(ev, viewer, names)) is not None]
 
 
-def _result(env: Any, totals: list[float]) -> dict[str, Any] | None:
-    """Winners and final rewards once the game is over (public: the game has ended)."""
+def _prompt(mod: ModuleType, v: dict[str, Any], names: list[str], viewer: Any) -> str | None:
+    """The decision's question, with who decides: "Your move: ..." for the one who does."""
+    question = mod.prompt(v, names)
+    if question is None:
+        return None
+    return f"{'Your move' if v['acting'] == viewer else names[v['acting']] + ' decides'}: {question}"
+
+
+def _result(mod: ModuleType, env: Any, names: list[str]) -> dict[str, Any] | None:
+    """Once the game is over (then it is public): the winners, each seat's points, and the outcome in words."""
     if env.game.decision is not None:
         return None
-    winners = sorted({env.agent_name_mapping[a] for info in env.infos.values() for a in info.get("winners", [])})
-    return {"winners": winners, "rewards": [round(x, 4) for x in totals],
-            "truncated": not winners and all(env.truncations.values())}
+    return mod.outcome(env, names)
 
 
 class LiveGame:
-    """One table being played. Not thread-safe by itself: the :class:`Store` holds its lock."""
+    """One table being played. Not thread-safe by itself: the table store holds its lock.
 
-    def __init__(self, body: dict[str, Any]):
+    ``sources`` says where its policies and deck may come from (:data:`LOCAL` for the terminal).
+    A seed chosen by the request is allowed and announced to every seat (``seeded``: whoever chose
+    it can know every hidden card); otherwise the seed is drawn from ``secrets`` (63 bits).
+    """
+
+    def __init__(self, body: dict[str, Any], sources: Sources = LOCAL):
+        if not isinstance(body, dict):
+            raise AppError(400, "the body must be a JSON object {\"game\", \"players\", \"seats\", ...}")
         self.mod = adapter(body.get("game"))
         mod = self.mod
         n = check_int(body.get("players", mod.DEFAULT_PLAYERS), "players", mod.MIN_PLAYERS, mod.MAX_PLAYERS)
         seats = body.get("seats")
         if not isinstance(seats, list) or len(seats) != n:
-            raise AppError(400, f"seats must be a list of {n} entries ('human' or a policy spec), got {seats!r}")
+            raise AppError(400, f"seats must be a list of {n} entries ('human' or a policy name), got "
+                                f"{str(seats)[:200]!r}")
+        for s in seats:
+            if not isinstance(s, str) or not s or len(s) > MAX_SPEC:
+                raise AppError(400, f"a seat is 'human' or a policy name of at most {MAX_SPEC} characters, "
+                                    f"got {str(s)[:MAX_SPEC]!r}")
+        self.names = _names(body, n)
         seed = body.get("seed")
-        seed = secrets.randbelow(2**31) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
+        self.seeded = seed is not None
+        seed = secrets.randbits(63) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
         self.pace_ms = check_int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
-        self.show_insight = bool(body.get("insight", False))
-        options = env_options(mod, body)
-        self.seats = [s if s == HUMAN else str(s) for s in seats]
-        self.policies = [None if s == HUMAN else load_seat_policy(mod, s, seed + 1 + i) for i, s in enumerate(seats)]
-        env = table(mod, n, options, self.policies)
-        self.names = _seat_names(self.seats)
-        self.env = env
+        self.seats = list(seats)
+        if body.get("insight") and HUMAN in self.seats:
+            raise AppError(400, "insight shows what a bot privately knows (its coming sealed bid): a table with "
+                                "human seats shows it after the game, in its replay")
+        options = env_options(mod, body, sources)
+        self.policies = [None if s == HUMAN else sources.policy(mod, s, seed + 1 + i) for i, s in enumerate(seats)]
+        self.env = table(mod, n, options, self.policies)
         self.env.reset(seed=seed)
-        self.totals = [0.0] * n
-        self.moves = 0
-        self.insights: list[dict[str, Any]] = []  # the checkpoint seats' decisions (when shown)
-        self.last_move = time.monotonic()
+        self._start()
         self.advance()
+
+    def _start(self) -> None:
+        # Insight is recorded only where nobody plays against the bots (it shows their private knowledge).
+        self.insight_allowed = HUMAN not in self.seats
+        self.insights: list[dict[str, Any]] = []
+        self.moves = 0
+        self.last_move = time.monotonic()
+
+    @classmethod
+    def resume(cls, setup: dict[str, Any], record: list[dict], sources: Sources) -> LiveGame:
+        """The table of ``setup`` (its game, seats, names, pace) at the end of ``record``, checked by the
+        engine's verified replay; each bot is given the observations it saw, so that its own random
+        state continues as if the server had never stopped."""
+        self = cls.__new__(cls)
+        self.mod = mod = adapter(setup["game"])
+        try:
+            mod.check_record(record)
+        except (ReplayError, ValueError, TypeError, KeyError) as err:
+            raise AppError(422, f"the stored record does not replay: {err}") from None
+        start = record[0]
+        self.seats, self.names = list(setup["seats"]), list(setup["names"])
+        self.seeded, self.pace_ms = bool(setup["seeded"]), int(setup["pace_ms"])
+        seed = start["seed"]
+        self.policies = [None if s == HUMAN else sources.policy(mod, s, seed + 1 + i) for i, s in enumerate(self.seats)]
+        self.env = mod.env_for_record(start)
+        _tell_deck(self.env, self.policies)
+        self._start()
+        n = start["num_players"]
+        for ev in record:
+            if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
+                seat, action = ev["player"], mod.encode(ev["option"], ev["player"], n)
+                if self.policies[seat] is not None:
+                    self.policies[seat].act(self.env.observe(self.env.agent_selection))
+                self._step(action)
+        if self.env.game.record != record:
+            raise AppError(422, "the stored record does not end where its actions lead")
+        return self
+
+    def setup(self) -> dict[str, Any]:
+        """What, with the record, makes the table again (:meth:`resume`): no token, no seed (the record has it)."""
+        return {"game": self.mod.GAME_ID, "seats": self.seats, "names": self.names, "seeded": self.seeded,
+                "pace_ms": self.pace_ms}
 
     @property
     def over(self) -> bool:
         return self.env.game.decision is None
+
+    @property
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s == HUMAN]
 
     def actor(self) -> int | None:
         return None if self.over else self.env.agent_name_mapping[self.env.agent_selection]
@@ -174,8 +436,6 @@ class LiveGame:
     def _step(self, action: int) -> None:
         self.env.step(action)
         self.moves += 1
-        for a, r in self.env.rewards.items():
-            self.totals[self.env.agent_name_mapping[a]] += r
         self.last_move = time.monotonic()
 
     def advance(self, now: float | None = None) -> int:
@@ -187,7 +447,7 @@ class LiveGame:
             if self.pace_ms and (played or (now - self.last_move) * 1000 < self.pace_ms):
                 break
             policy, agent = self.policies[seat], self.env.agent_selection
-            if self.show_insight:
+            if self.insight_allowed:
                 seen = insight(policy, self.env, agent)
                 if seen is not None:
                     self.insights = [*self.insights[-19:], {"seat": seat, "move": self.moves, **seen}]
@@ -195,21 +455,22 @@ class LiveGame:
             played += 1
         return played
 
-    def act(self, body: Any) -> None:
-        """A human's action; refused (nothing changes) unless it is that seat's legal action now."""
+    def act(self, seat: int, body: Any) -> None:
+        """A human's action for ``seat`` (the seat its token holds); refused (nothing changes) unless
+        it is that seat's legal action now."""
         if not isinstance(body, dict):
-            raise AppError(400, "the body must be a JSON object {\"seat\": int, \"action\": int}")
-        n = self.env.num_players
-        seat = check_int(body.get("seat"), "seat", 0, n - 1)
+            raise AppError(400, "the body must be a JSON object {\"action\": int}")
+        if "seat" in body and body["seat"] != seat:
+            raise AppError(403, f"this seat token is {self.names[seat]}'s: it acts for no other seat")
         if self.seats[seat] != HUMAN:
             raise AppError(403, f"seat {seat} is played by {self.seats[seat]!r}, not by a human")
         if self.over:
             raise AppError(409, "the game is over")
         if self.actor() != seat:
-            raise AppError(409, f"it is {self.names[self.actor()]}'s decision, not seat {seat}'s")
+            raise AppError(409, f"it is {self.names[self.actor()]}'s decision, not {self.names[seat]}'s")
         action = body.get("action")
         if isinstance(action, bool) or not isinstance(action, int):
-            raise AppError(400, f"action must be an integer, got {action!r}")
+            raise AppError(400, f"action must be an integer, got {str(action)[:40]!r}")
         mask = self.env.observe(self.env.agent_selection)["action_mask"]
         if not 0 <= action < len(mask):
             raise AppError(422, f"action {action} is outside 0..{len(mask) - 1}")
@@ -218,41 +479,50 @@ class LiveGame:
                                 f"(decision {self.env.game.decision.kind!r})")
         self._step(action)
 
-    def state(self, seat: Any) -> dict[str, Any]:
-        """Everything ``seat`` may know, from its observation: byte-identical for two games that
-        differ only in what that seat cannot see (no id, seed or time in it)."""
+    def state(self, seat: int | None, log_from: int = 0, want_insight: bool = False) -> dict[str, Any]:
+        """Everything ``seat`` may know (None: a spectator, who sees what every seat sees alike), from
+        the observations: byte-identical for two games that differ only in what that viewer cannot
+        see (no id, seed or time in it). ``log_from`` leaves out the log lines the page already has."""
         n = self.env.num_players
-        seat = check_int(seat, "seat", 0, n - 1)
         mod, env = self.mod, self.env
-        v = mod.view(env, seat)
+        if seat is not None:
+            seat = check_int(seat, "seat", 0, n - 1)
+        v = mod.view(env, seat) if seat is not None else mod.public_view(env)
         actions = None
-        if self.actor() == seat and self.seats[seat] == HUMAN:
+        if seat is not None and self.actor() == seat and self.seats[seat] == HUMAN:
             mask = env.observe(env.possible_agents[seat])["action_mask"]
-            actions = mod.groups(env, seat, np.flatnonzero(mask))
+            actions = mod.groups(env, seat, np.flatnonzero(mask), self.names)
+        log = _log(mod, env.game.record, seat, self.names)
         return {
             "kind": "live",
             "game": mod.GAME_ID,
             "title": mod.TITLE,
+            "goal": mod.goal(env),
             "players": n,
             "seat": seat,
             "seats": self.seats,
             "names": self.names,
+            "seeded": self.seeded,
             "view": v,
             "race": mod.race(v),
             "actor": self.actor(),
+            "prompt": _prompt(mod, v, self.names, seat),
             "actions": actions,
-            "log": _log(mod, env.game.record, seat, self.names),
+            "log": log[log_from:],
+            "log_from": min(log_from, len(log)),
+            "log_total": len(log),
             "moves": self.moves,
             "pace_ms": self.pace_ms,
-            "insight": self.insights[-4:] if self.show_insight else None,
-            "result": _result(env, self.totals),
+            "insight_allowed": self.insight_allowed,
+            "insight": self.insights[-4:] if want_insight and self.insight_allowed else None,
+            "result": _result(mod, env, self.names),
         }
 
     def fork(self) -> LiveGame:
         """An independent copy that continues identically (what-if branches; the no-leak tests)."""
         twin = copy.copy(self)
         twin.env, twin.policies = copy.deepcopy(self.env), copy.deepcopy(self.policies)
-        twin.totals, twin.insights = list(self.totals), list(self.insights)
+        twin.insights = list(self.insights)
         return twin
 
     def saved(self) -> dict[str, Any]:
@@ -260,7 +530,7 @@ class LiveGame:
         if not self.over:
             raise AppError(409, "the record is available once the game is over (it holds the seed, "
                                 "which tells every hidden card)")
-        return {"game": self.mod.GAME_ID, "seats": self.seats, "record": self.env.game.record}
+        return {"game": self.mod.GAME_ID, "seats": self.seats, "names": self.names, "record": self.env.game.record}
 
 
 def evaluation_seed(seed: int, game_index: int, seat: int) -> int:
@@ -269,11 +539,13 @@ def evaluation_seed(seed: int, game_index: int, seat: int) -> int:
     return int(np.random.SeedSequence([seed, game_index, seat]).generate_state(1)[0])
 
 
-def regenerate(body: dict[str, Any]) -> dict[str, Any]:
+def regenerate(body: dict[str, Any], sources: Sources = LOCAL,
+               seconds: float = REGENERATE_SECONDS) -> dict[str, Any]:
     """A game of ``dragonstones_env.evaluation``'s output played again exactly, from its ``games.json`` entry:
     ``{"game": summary's game, "deterministic": summary's flag, "regenerate": entry}``. The game's
     seed, line-up and the policies' seeds (derived from the evaluation seed, ``entry["seed"] -
-    entry["game"]``) give the same game; a 422 if it does not end as the entry says."""
+    entry["game"]``) give the same game; a 422 if it does not end as the entry says, or if it takes
+    longer than ``seconds`` to play."""
     mod = adapter(body.get("game"))
     entry = body["regenerate"]
     if not isinstance(entry, dict):
@@ -291,14 +563,17 @@ def regenerate(body: dict[str, Any]) -> dict[str, Any]:
         raise AppError(400, f"the entry's env_options {stray} cannot be set in the app; it sets "
                             f"{list(mod.ENV_OPTIONS) or 'none'} for {mod.TITLE}"[:300])
     deterministic = bool(body.get("deterministic", False))
-    policies = [load_seat_policy(mod, spec, evaluation_seed(seed - index, index, i), deterministic)
+    policies = [sources.policy(mod, spec, evaluation_seed(seed - index, index, i), deterministic)
                 for i, spec in enumerate(lineup)]
-    env = table(mod, len(lineup), env_options(mod, options), policies)
+    env = table(mod, len(lineup), env_options(mod, options, sources), policies)
     env.reset(seed=seed)
-    steps = 0
+    steps, deadline = 0, time.monotonic() + seconds
     while env.game.decision is not None:
         env.step(int(policies[env.agent_name_mapping[env.agent_selection]].act(env.observe(env.agent_selection))))
         steps += 1
+        if time.monotonic() > deadline:
+            raise AppError(422, f"the game took longer than {seconds:g} s to play again (this server's limit) and "
+                                f"was stopped after {steps} steps")
     winners = sorted({env.agent_name_mapping[a] for info in env.infos.values() for a in info.get("winners", [])})
     if "steps" in entry and (steps != entry["steps"] or winners != entry.get("winners", winners)):
         raise AppError(422, f"the regenerated game differs from the entry ({steps} steps, winners {winners}; the "
@@ -307,15 +582,17 @@ def regenerate(body: dict[str, Any]) -> dict[str, Any]:
     return {"game": mod.GAME_ID, "seats": [str(s) for s in lineup], "record": env.game.record}
 
 
-def parse_record(body: Any) -> tuple[ModuleType, list[dict], list[str] | None]:
+def parse_record(body: Any, sources: Sources = LOCAL,
+                 seconds: float = REGENERATE_SECONDS) -> tuple[ModuleType, list[dict], list[str] | None, Any]:
     """A record to replay: the engine's JSON record (a list of events), a file saved by the app
-    (``{"game", "seats", "record"}``), or a game of ``dragonstones_env.evaluation`` to regenerate (see
-    :func:`regenerate`). Checked by the engine's replay; a ReplayError names the first bad event."""
-    seats = None
+    (``{"game", "seats", "names", "record"}``), or a game of ``dragonstones_env.evaluation`` to
+    regenerate (see :func:`regenerate`). Checked by the engine's replay; a ReplayError names the
+    first bad event. Returns the adapter, the record, the seats' policies and the names if given."""
+    seats = names = None
     if isinstance(body, dict) and "regenerate" in body:
-        body = regenerate(body)
+        body = regenerate(body, sources, seconds)
     if isinstance(body, dict):
-        seats = body.get("seats")
+        seats, names = body.get("seats"), body.get("names")
         body = body.get("record")
     if not isinstance(body, list) or not body:
         raise AppError(400, "a record is a non-empty JSON list of events, or an object with a 'record' list")
@@ -328,23 +605,33 @@ def parse_record(body: Any) -> tuple[ModuleType, list[dict], list[str] | None]:
     try:
         mod.check_record(body)
     except ReplayError as err:
-        raise AppError(422, f"the record does not replay: {err}") from None
-    except (ValueError, TypeError, KeyError, RecursionError) as err:
-        raise AppError(422, f"the record does not replay: {type(err).__name__}: {err}") from None
-    if seats is not None and not (isinstance(seats, list) and all(isinstance(s, str) for s in seats)):
-        raise AppError(400, f"seats must be a list of policy names, got {seats!r}")
-    return mod, body, seats
+        raise AppError(422, f"the record does not replay: {str(err)[:600]}") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
+        raise AppError(422, f"the record does not replay: {type(err).__name__}: {str(err)[:600]}") from None
+    if seats is not None and not (isinstance(seats, list) and all(isinstance(s, str) and len(s) <= MAX_SPEC
+                                                                  for s in seats)):
+        raise AppError(400, f"seats must be a list of policy names, got {str(seats)[:200]!r}")
+    return mod, body, seats, names
 
 
 class Replay:
-    """A checked record, viewed at any of its decisions from any seat or from the whole table."""
+    """A checked record, viewed at any of its decisions from any seat or from the whole table.
 
-    def __init__(self, body: Any):
-        self.mod, self.record, seats = parse_record(body)
+    The steps are the record's own actions, so a replay plays whatever its seats' policies were;
+    insight needs the policy on this server, and the seats whose policy is not here are listed
+    (``insight_unavailable``) instead of refused.
+    """
+
+    def __init__(self, body: Any, sources: Sources = LOCAL, seconds: float = REGENERATE_SECONDS):
+        self.sources = sources
+        self.mod, self.record, seats, names = parse_record(body, sources, seconds)
         start = self.record[0]
         n = start["num_players"]
         self.seats = seats if seats is not None and len(seats) == n else ["?"] * n
-        self.names = _seat_names(self.seats)
+        try:
+            self.names = _names({"names": names}, n)
+        except AppError:
+            self.names = _names({}, n)
         probe = self.mod.env_for_record(start)
         self.inputs: list[tuple[int, int]] = []  # (record index after which the step happens, action)
         self.cut: list[int] = [0]  # record length before each step
@@ -358,7 +645,14 @@ class Replay:
         self.cut.append(len(self.record))
         self.steps = len(self.inputs)
         self._env, self._at = probe, 0
-        self._insight_policies: dict[str, Any] = {}
+        # A seat played by a policy this server does not have: its decisions replay, its insight cannot.
+        self.insight_unavailable = [i for i, s in enumerate(self.seats)
+                                    if s not in ("?", HUMAN, "") and not sources.knows_policy(self.mod, s)]
+
+    def summary(self) -> dict[str, Any]:
+        return {"game": self.mod.GAME_ID, "steps": self.steps, "players": len(self.seats), "seats": self.seats,
+                "names": self.names, "turns": {str(t): step for t, step in self.turns.items()},
+                "insight_unavailable": self.insight_unavailable}
 
     def env_at(self, step: int) -> Any:
         """The env after ``step`` decisions (stepped forward from the nearest earlier state)."""
@@ -373,81 +667,53 @@ class Replay:
         if env.game.decision is None:
             return None
         actor = env.agent_name_mapping[env.agent_selection]
-        spec = spec or self.seats[actor]
-        if spec in ("?", HUMAN, ""):
-            return None
-        if spec not in self._insight_policies:
-            self._insight_policies[spec] = load_seat_policy(self.mod, spec, 0)
-        seen = insight(self._insight_policies[spec], env, env.agent_selection)
+        if spec is None:
+            spec = self.seats[actor]
+            if spec in ("?", HUMAN, "") or actor in self.insight_unavailable:
+                return None
+        seen = insight(self.sources.insight_policy(self.mod, spec), env, env.agent_selection)
         return None if seen is None else {"seat": actor, **seen}
 
-    def state(self, step: Any, seat: Any, insight_spec: str | None = None) -> dict[str, Any]:
+    def state(self, step: Any, seat: Any, insight_spec: str | None = None, log_from: int = 0) -> dict[str, Any]:
         step = check_int(step, "step", 0, self.steps)
         env = self.env_at(step)
         n = env.num_players
-        whole = seat == "all"
+        whole = seat == WHOLE
         if not whole:
             seat = check_int(seat, "seat", 0, n - 1)
-        viewer = 0 if whole else seat
-        v = self.mod.view(env, viewer)
+        v = self.mod.view(env, 0 if whole else seat)
         record = self.record[: self.cut[step + 1] if step < self.steps else len(self.record)]
         chosen = None
         if step < self.steps:
             chosen = {"seat": self.inputs[step][0], "action": self.inputs[step][1],
-                      "text": env.describe_action(self.inputs[step][1])}
+                      "text": self.mod.action_text(env, self.inputs[step][1], self.names)}
+        log = _log(self.mod, record, seat, self.names)
         return {
             "kind": "replay",
             "game": self.mod.GAME_ID,
             "title": self.mod.TITLE,
+            "goal": self.mod.goal(env),
             "players": n,
-            "seat": "all" if whole else seat,
+            "seat": seat,
             "seats": self.seats,
             "names": self.names,
             "step": step,
             "steps": self.steps,
+            "turns": {str(t): k for t, k in self.turns.items()},
             "view": v,
             "hidden": self.mod.hidden(env) if whole else None,
             "race": self.mod.race(v),
             "actor": None if env.game.decision is None else env.agent_name_mapping[env.agent_selection],
+            "prompt": _prompt(self.mod, v, self.names, seat),
             "actions": None,
             "next": chosen,
-            "log": _log(self.mod, record, None if whole else seat, self.names),
+            "log": log[log_from:],
+            "log_from": min(log_from, len(log)),
+            "log_total": len(log),
             "insight": [x] if (x := self._insight(env, insight_spec)) else None,
-            "result": _result(env, [0.0] * n) if env.game.decision is None else None,
+            "insight_unavailable": self.insight_unavailable,
+            "result": _result(self.mod, env, self.names),
         }
-
-
-class Store:
-    """Live games and replays by id, each with its own lock (requests run in a thread pool)."""
-
-    def __init__(self) -> None:
-        self.items: dict[str, Any] = {}
-        self.locks: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def add(self, item: Any) -> str:
-        with self._lock:
-            same = [k for k, v in self.items.items() if type(v) is type(item)]
-            for old in same[: max(0, len(same) - MAX_GAMES + 1)]:
-                self.items.pop(old)
-                self.locks.pop(old)
-            key = secrets.token_hex(6)
-            self.items[key], self.locks[key] = item, threading.Lock()
-            return key
-
-    def get(self, key: str, kind: type) -> tuple[Any, threading.Lock]:
-        with self._lock:
-            item = self.items.get(key)
-            if not isinstance(item, kind):
-                what = "game" if kind is LiveGame else "replay"
-                raise AppError(404, f"unknown {what} id {key[:40]!r}")
-            return item, self.locks[key]
-
-    def remove(self, key: str, kind: type) -> None:
-        self.get(key, kind)
-        with self._lock:
-            self.items.pop(key, None)
-            self.locks.pop(key, None)
 
 
 def parse_json(raw: bytes) -> Any:
@@ -455,7 +721,7 @@ def parse_json(raw: bytes) -> Any:
     try:
         return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise AppError(400, f"malformed JSON: {err}") from None
+        raise AppError(400, f"malformed JSON: {str(err)[:200]}") from None
 
 
 def _refuse_constant(name: str) -> Any:

@@ -4,9 +4,12 @@ An adapter exports the same names: ``GAME_ID`` (the registry id: the game's one 
 ``MIN_PLAYERS``, ``MAX_PLAYERS``,
 ``DEFAULT_PLAYERS``, ``POLICY_GAMES`` (the ``game`` names
 its bots carry), ``DEFAULT_OPPONENT``,
-``KIND_KEY`` and ``INPUT_EVENTS`` (its record format), and the functions ``make_env``,
-``is_record``, ``check_record``, ``env_for_record``, ``encode``, ``view``, ``hidden``, ``race``,
-``groups``, ``log_line``, and for the terminal ``headline`` and ``seat_line``.
+``KIND_KEY`` and ``INPUT_EVENTS`` (its record format), ``ENV_OPTIONS``, and the functions
+``make_env``, ``option`` (a request's env option, made safe), ``is_record``, ``check_record``,
+``env_for_record``, ``encode``, ``rules`` (every card's rules text), ``goal``, ``view``,
+``public_view`` (a spectator's), ``hidden``, ``race``, ``prompt``, ``action_text``, ``groups``,
+``log_line``, ``outcome`` (the result in words and points), and for the terminal ``headline``
+and ``seat_line``.
 Nothing outside the adapters tells games apart.
 
 Which games exist is the game registry's answer (``dragonstones_env.games``): each adapter names

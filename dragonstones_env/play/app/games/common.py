@@ -94,6 +94,12 @@ def insight(policy: Any, env: Any, agent: str, top: int = 5) -> dict[str, Any] |
     }
 
 
+def joined(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    words = list(words)
+    return " and ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def event_text(event: dict[str, Any], kind_key: str, names: Sequence[str]) -> str:
     """A plain one-line text of an engine event: its kind, then its fields (seats by name)."""
     who = event.get("player")

@@ -1,7 +1,9 @@
-"""DrachenSchatten in the app: its env, what one seat sees, its actions, its log.
+"""DrachenSchatten in the app: its env, what one seat sees, its actions, its log, in words.
 
 Every value shown to a seat comes from that seat's observation (``observation.decode``) and
-action mask; only :func:`hidden` (the whole-table view of a replay) reads the engine.
+action mask; a spectator's (:func:`public_view`) from what every seat sees alike; only
+:func:`hidden` (the whole-table view of a replay) reads the engine. The cards' rules text is the
+game's data (:data:`cards.SYMBOL_TEXT`), seats are named by player.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.games.drachenschatten import actions as A
-from dragonstones_env.games.drachenschatten.cards import CARD_NAMES, CARDS
+from dragonstones_env.games.drachenschatten.cards import CARD_NAMES, CARDS, SYMBOL_TEXT
 from dragonstones_env.games.drachenschatten.env import raw_env
 from dragonstones_env.games.drachenschatten.observation import SEAT_TOTALS, decode
 from dragonstones_env.games.drachenschatten.rules import replay as engine_replay
 
-from .common import absolute, button_groups, event_text, plain
+from .common import absolute, button_groups, event_text, joined, plain
 
 GAME_ID = "drachenschatten"  # the game it draws: its registry id, the name the API and records use
 TITLE = "DrachenSchatten"
@@ -33,9 +35,16 @@ _TITLES = {
     "stop_view": "Stop looking", "protect": "Protect", "forfeit": "Forfeit",
 }
 _SECRET = ("view",)  # decisions whose choice (the stack looked at) only the chooser knows (D4)
+WIN = {"kinds": 7, "beasts": 3, "treasures": 3}  # D6
+_REASONS = {"seven_kinds": "seven different object kinds", "three_beasts": "three beasts",
+            "three_treasures": "three treasures"}
 
 
 ENV_OPTIONS = ()  # no env option a new table may set
+
+
+def option(key: str, value: Any, sources: Any) -> Any:
+    raise ValueError(f"{key} is not an option of {TITLE}")
 
 
 def make_env(num_players: int) -> raw_env:
@@ -60,6 +69,26 @@ def encode(option: list, actor: int, num_players: int) -> int:
     return A.encode(tuple(option), actor, num_players)
 
 
+def rules() -> dict[str, str]:
+    """Every card type's rules text, by name: its action symbol's (objects), or the beast's or treasure's."""
+    out = {}
+    for c in CARDS:
+        if c.category == "object":
+            out[c.name] = f"{c.kind} (an object kind, D6): {SYMBOL_TEXT[c.action]}"
+        else:
+            out[c.name] = SYMBOL_TEXT[c.beast or c.name]
+    return out
+
+
+def goal(env: raw_env) -> str:
+    return ("Seven different object kinds, three beasts or three treasures win at once (D6); when every stack "
+            "is empty, the most cards wins (D7).")
+
+
+def _stack(s: int) -> str:
+    return f"{'village' if s < 8 else 'caves'} stack {s % 8 + 1}"
+
+
 def view(env: raw_env, seat: int) -> dict[str, Any]:
     """What ``seat`` sees, from its observation, seats made absolute."""
     n = env.num_players
@@ -80,7 +109,7 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
     card = d["card"]
     return {
         "turn": plain(d["progress"]["turn"]),
-        "decision": d["decision"],
+        "decision": None if d["decision"] in (None, "none") else d["decision"],
         "card": None if card is None else CARD_NAMES[card],
         "acting": absolute(d["acting_seat"], seat, n),
         "active": absolute(d["active_seat"], seat, n),
@@ -95,6 +124,13 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
     }
 
 
+def public_view(env: raw_env) -> dict[str, Any]:
+    """What a spectator sees: a seat's view without its torch memory, the only private piece (D4)."""
+    v = view(env, 0)
+    v["memory"] = [None] * len(v["memory"])
+    return v
+
+
 def hidden(env: raw_env) -> dict[str, Any]:
     """The whole table of a replay: every stack's cards (top first) and every torch memory."""
     state = env.game.debug_state()
@@ -106,55 +142,137 @@ def hidden(env: raw_env) -> dict[str, Any]:
 
 def race(v: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """The race to the D6 wins: object kinds towards 7, beasts towards 3, treasures towards 3."""
-    return [[{"label": "kinds", "value": p["kinds"], "target": 7},
-             {"label": "beasts", "value": p["beasts"], "target": 3},
-             {"label": "treasures", "value": p["treasures"], "target": 3}] for p in v["players"]]
+    return [[{"label": k, "value": p[k], "target": target} for k, target in WIN.items()] for p in v["players"]]
+
+
+_PROMPTS = {
+    "pick": "Pick an opening card: the top card of a village stack (D2)",
+    "turn": "Use ready objects, turn over exactly one top card, then end the turn (D3)",
+    "view": "Look at a stack's top card with the torch ({left} more at most; D4)",
+    "protect": "A beast attacks: which ready object protects against it? (D5)",
+    "forfeit": "Decay: remove one of your used objects from the game (D4)",
+}
+
+
+def prompt(v: dict[str, Any], names: list[str]) -> str | None:
+    """The question of the decision in words, put to whoever decides (public)."""
+    if v["decision"] is None or v["acting"] is None:
+        return None
+    return _PROMPTS.get(v["decision"], "Decide").format(left=v["view_left"])
 
 
 _STACK_FAMILIES = ("pick", "turn_over", "view")  # decisions that name one stack: clickable on the table
 
 
-def groups(env: raw_env, seat: int, legal: np.ndarray) -> list[dict[str, Any]]:
-    """Buttons per action family; an action about one stack also names it, so the page can make
-    that stack clickable."""
+def action_text(env: raw_env, action: int, names: list[str]) -> str:
+    """An action of the seat deciding now, in words, other players by name."""
+    g = env.game
+    actor = g.decision.player if g.decision is not None else 0
+    family = A.family_of(int(action)).name
+    option = A.decode(int(action), actor, env.num_players)
+    if family in ("pick", "turn_over", "view"):
+        verb = {"pick": "pick", "turn_over": "turn over", "view": "look at"}[family]
+        return f"{verb} the top card of {_stack(option[1])}"
+    if family == "use_turn_over":
+        return f"use {CARD_NAMES[option[1]]}: turn over the top card of {_stack(option[2])}"
+    if family == "use_trade":
+        own = "this card" if option[2] == option[1] else f"your used {CARD_NAMES[option[2]]}"
+        return f"use {CARD_NAMES[option[1]]}: give {own} to {names[option[3]]} for their used {CARD_NAMES[option[4]]}"
+    if family == "use_steal":
+        return f"use {CARD_NAMES[option[1]]}: take {names[option[2]]}'s used {CARD_NAMES[option[3]]}"
+    if family == "use_destroy":
+        return f"use {CARD_NAMES[option[1]]}: destroy {names[option[2]]}'s used {CARD_NAMES[option[3]]}"
+    return env.describe_action(int(action))
+
+
+def groups(env: raw_env, seat: int, legal: np.ndarray, names: list[str]) -> list[dict[str, Any]]:
+    """Buttons per action family, in words; an action about one stack also names it, so the page can
+    make that stack clickable."""
     out = button_groups(env, A.FAMILIES, legal, _TITLES)
     for group in out:
-        if group["family"] in _STACK_FAMILIES:
-            for a in group["actions"]:
+        for a in group["actions"]:
+            a["text"] = action_text(env, a["action"], names)
+            if group["family"] in _STACK_FAMILIES:
                 a["stack"] = A.decode(a["action"], seat, env.num_players)[1]
     return out
 
 
-def log_line(event: dict[str, Any], viewer: int | None, names: list[str]) -> str | None:
-    """One event as a line of the log ``viewer`` may read (None: all events), or None when hidden.
+def _use(event: dict[str, Any], who: str, names: list[str]) -> str:
+    card, action = CARD_NAMES[event["card"]], event["action"]
+    if action == "trade":
+        return (f"{who} uses {card}: gives their used {CARD_NAMES[event['gave']]} to {names[event['other']]} "
+                f"for their used {CARD_NAMES[event['got']]}.")
+    if action == "steal":
+        return f"{who} uses {card}: takes {names[event['other']]}'s used {CARD_NAMES[event['got']]}."
+    if action == "destroy":
+        return f"{who} uses {card}: destroys {names[event['other']]}'s used {CARD_NAMES[event['target']]}."
+    if action == "restore":
+        return f"{who} uses {card}: their used {CARD_NAMES[event['target']]} is ready again."
+    if action == "decay":
+        return f"{who} uses {card}: every other player removes one of their used objects."
+    if action == "turn-over":
+        return f"{who} uses {card} to turn over one more card."
+    return f"{who} uses {card} to look at stacks in secret."
+
+
+def _end(event: dict[str, Any], names: list[str]) -> str:
+    won = joined([names[p] for p in event["winners"]]) or "nobody"
+    reason = event["reason"]
+    if reason in _REASONS:
+        return f"{won} wins with {_REASONS[reason]} (D6)."
+    if reason == "stacks_empty":
+        return f"Every stack is empty: {won} wins with the most cards (D7)."
+    return "The game stops at its step limit: nobody wins."
+
+
+def log_line(event: dict[str, Any], viewer: Any, names: list[str]) -> str | None:
+    """One event as a sentence of the log ``viewer`` may read (a seat, "all" for the whole table,
+    None for a spectator), or None when it is hidden or said by the events that follow.
 
     A torch's stacks and the cards seen are the viewer's alone (D4); test arrangements are hidden.
     """
     kind = event.get("event")
     who = names[event["player"]] if isinstance(event.get("player"), int) else ""
-    if kind in ("start", "arrange"):
-        return None
-    if kind == "view" or (kind in ("option", "auto") and event.get("decision") in _SECRET):
-        if viewer is not None and event.get("player") != viewer:
+    if kind in ("start", "arrange", "option", "auto"):
+        return None  # the events that follow say what happened (a torch's choices are secret, D4)
+    if kind == "view":
+        if viewer != "all" and event.get("player") != viewer:
             return None
-        if kind == "view":
-            return f"{who} sees {CARD_NAMES[event['card']]} on stack {event['stack']}"
-        return None
-    if kind in ("option", "auto"):
-        return None  # the effects that follow say what happened, in words
+        return f"{who} sees {CARD_NAMES[event['card']]} on {_stack(event['stack'])}."
+    if kind == "setup":
+        return f"{names[event['first_player']]} plays first (drawn at random)."
     if kind == "turn":
-        return f"Turn {event['turn']}: {who}"
-    if kind in ("pick", "turn_over"):
-        verb = "picks" if kind == "pick" else "turns over"
-        return f"{who} {verb} {CARD_NAMES[event['card']]} (stack {event['stack']})"
+        return f"Turn {event['turn']}: {who}'s turn."
+    if kind == "pick":
+        return f"{who} picks {CARD_NAMES[event['card']]} from {_stack(event['stack'])}."
+    if kind == "turn_over":
+        return f"{who} turns over {CARD_NAMES[event['card']]} on {_stack(event['stack'])}."
     if kind == "use":
-        return f"{who} uses {CARD_NAMES[event['card']]}"
+        return _use(event, who, names)
     if kind == "battle":
-        return f"{who} fights a {CARD_NAMES[event['beast']]}: " + ("protected" if event.get("won") else "loses")
+        beast = CARD_NAMES[event["beast"]]
+        if event.get("won"):
+            return f"{who} fights the {beast} with {CARD_NAMES[event['protect']]} and keeps it."
+        lost = len(event.get("lost") or [])
+        return f"{who} fights the {beast} unprotected and loses it with their whole collection ({lost} cards)."
+    if kind == "forfeit":
+        return f"{who} removes their used {CARD_NAMES[event['card']]} from the game (decay)."
     if kind == "end":
-        won = ", ".join(names[p] for p in event["winners"]) or "nobody"
-        return f"Game over ({event['reason']}): {won} wins"
+        return _end(event, names)
     return event_text(event, "event", names)
+
+
+def outcome(env: raw_env, names: list[str]) -> dict[str, Any]:
+    """The end of the game in words, and each player's cards (D6, D7)."""
+    g = env.game
+    state = g.state_dict()
+    points = [p["cards"] for p in state["players"]]
+    winners = list(state["winners"])
+    reason = state["end_reason"]
+    text = _end({"winners": winners, "reason": reason}, names)
+    others = "; ".join(f"{names[p]} {k}" for p, k in enumerate(points))
+    return {"winners": winners, "points": points, "unit": "cards", "truncated": bool(state["truncated"]),
+            "text": f"{text} Cards collected: {others}."}
 
 
 def headline(v: dict[str, Any]) -> str:

@@ -1,22 +1,27 @@
-"""Fist of Dragonstones in the app: its env, what one seat sees, its actions, its log.
+"""Fist of Dragonstones in the app: its env, what one seat sees, its actions, its log, in words.
 
 Every value shown to a seat comes from that seat's observation (``observation.decode``) and
-action mask; only :func:`hidden` (the whole-table view of a replay) reads the engine.
+action mask; a spectator's (:func:`public_view`) from what every seat sees alike; only
+:func:`hidden` (the whole-table view of a replay) reads the engine's hidden state. The words --
+the cards' rules text, the prompts, the log's sentences -- come from the game's data
+(:data:`cards.CHARACTERS`' texts, the decision kinds, the record's events), seats named by player.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist import custom
-from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
+from dragonstones_env.games.fist.cards import CHARACTER_SLOTS, CHARACTERS, COLOURS
 from dragonstones_env.games.fist.env import raw_env
 from dragonstones_env.games.fist.observation import SEAT_FEATURES, decode
+from dragonstones_env.games.fist.state import WIN_SCORE
 
-from .common import absolute, builder, button_groups, event_text, plain
+from .common import absolute, builder, button_groups, event_text, joined, plain
 
 GAME_ID = "dragonstones"  # the game it draws: its registry id, the name the API and records use
 TITLE = "Fist of Dragonstones"
@@ -28,14 +33,16 @@ DEFAULT_OPPONENT = "heuristic"
 KIND_KEY = "type"  # the key naming an event's kind in this engine's records
 INPUT_EVENTS = ("choice",)
 _SEALED = ("bid", "tiebreak")  # decisions whose choice stays secret until the reveal (F43)
-_TITLES = {f.name: f.help.split(" (")[0] for f in A.FAMILIES}
 # Env options a new table may set (the custom deck, issue #16; docs/custom-characters.md).
 ENV_OPTIONS = ("characters", "exclude")
+# The rules text of the box's cards: the card data's own (cards.CHARACTERS), without the ruling number.
+RULES = {c.name: re.sub(r"\s*\(F\d+\)$", "", c.power) for c in CHARACTERS}
+_RULING = {c.name: m.group(1) for c in CHARACTERS if (m := re.search(r"\((F\d+)\)$", c.power))}
 
 
 def make_env(num_players: int, **options: Any) -> raw_env:
     """A table; ``options`` are the env's (checked by it). A ``characters`` file must be YAML or TOML:
-    the server reads no other file of its disk (an error would quote it)."""
+    the server never passes one (it sends a deck's cards), the terminal's user may."""
     chars = options.get("characters")
     if isinstance(chars, str) and not chars.lower().endswith((".yaml", ".yml", ".toml")) \
             and chars not in custom.PYTHON_CHARACTERS:
@@ -63,8 +70,57 @@ def env_for_record(start: dict[str, Any]) -> raw_env:
     return env
 
 
+def _deck_text(text: str, fmt: str, label: str) -> list[Any]:
+    """A deck's cards from its text, each checked (a deck of the server's folder, read once)."""
+    cards = custom.parse_text(text, fmt, label)
+    for card in cards:
+        custom.card_from_dict(card, label)
+    return cards
+
+
+def option(key: str, value: Any, sources: Any) -> Any:
+    """A table's env option from a request, sizes checked before anything is parsed (a ValueError
+    says what is wrong). ``characters``: a deck's text (``{"format", "text"}``), a list of card
+    objects or registered Python characters, or a name: a Python character, or a deck that
+    ``sources.deck`` finds (the server's deck folder; the terminal's user: a file). ``exclude``: names."""
+    if key == "exclude":
+        if not (isinstance(value, list) and len(value) <= 40 and all(isinstance(x, str) and len(x) <= 40
+                                                                     for x in value)):
+            raise ValueError(f"exclude must be a list of special characters' names, got {value!r}"[:300])
+        return value
+    if isinstance(value, dict):
+        stray = sorted(set(value) - {"format", "text"})
+        if stray:
+            raise ValueError(f"a deck's text is {{\"format\": one of {list(custom.DECK_FORMATS)}, \"text\": ...}}; "
+                             f"unknown field(s) {stray}"[:300])
+        return custom.parse_text(value.get("text"), value.get("format"), "the deck")
+    if isinstance(value, list):
+        if len(value) > custom.MAX_CUSTOM:
+            raise ValueError(f"at most {custom.MAX_CUSTOM} custom characters (layout v1's reserved slots), "
+                             f"got {len(value)}")
+        if not all(isinstance(c, (str, dict)) for c in value):
+            raise ValueError("characters lists card objects or registered Python characters' names")
+        return value
+    if not isinstance(value, str) or not value:
+        raise ValueError("characters is a deck's name, a deck's text {\"format\": \"yaml\", \"text\": ...}, or "
+                         f"a list of card objects, got {str(value)[:60]!r}")
+    if value in custom.PYTHON_CHARACTERS:
+        return [value]
+    return sources.deck(value, _deck_text)
+
+
 def encode(option: list, actor: int, num_players: int) -> int:
     return A.encode(tuple(option), actor, num_players)
+
+
+def rules() -> dict[str, str]:
+    """Every box card's rules text, by name (a table's custom cards carry theirs in its view)."""
+    return {name: f"{text} ({_RULING[name]})" if name in _RULING else text for name, text in RULES.items()}
+
+
+def goal(env: raw_env) -> str:
+    return (f"First to {WIN_SCORE} points wins, at once (F17). Points come from the characters' powers; "
+            f"after {env.options['max_turns']} turns the game stops and nobody wins (F18).")
 
 
 def view(env: raw_env, seat: int) -> dict[str, Any]:
@@ -106,10 +162,12 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
         revealed = slot != held[-1] or d["decision"] != "bid"
         auctions.append({"card": named(d["bid_cards"][slot]), "bids": rows if revealed else None})
     max_turns = env.options["max_turns"]  # a public option of the table
+    decision = d["decision"]
     return {
         "turn": round(d["progress"]["turn_fraction"] * max_turns),
         "max_turns": max_turns,
-        "decision": d["decision"],  # the kind, named by what is chosen (decisions.KINDS)
+        "win_score": WIN_SCORE,
+        "decision": None if decision == "none" else decision,  # the kind, named by what is chosen (decisions.KINDS)
         "card": named(d["card"]),
         "asks": named(d["asks"]),  # the character asking: the card, but the Doppelganger for its offer (F28)
         "acting": absolute(d["acting_seat"], seat, n),
@@ -137,6 +195,16 @@ def view(env: raw_env, seat: int) -> dict[str, Any]:
     }
 
 
+def public_view(env: raw_env) -> dict[str, Any]:
+    """What a spectator sees: what every seat sees alike. Seat 0's view, with each player's row as
+    another seat sees it (coins behind a screen stay hidden in "table" mode) and no own holdings or
+    sealed bid (F43)."""
+    v = view(env, 0)
+    v["players"][0] = view(env, 1)["players"][0]
+    v["own"] = None
+    return v
+
+
 def _named(counts: np.ndarray, label: dict[str, str]) -> dict[str, int]:
     return {label.get(CHARACTER_SLOTS[i], CHARACTER_SLOTS[i]): round(c) for i, c in enumerate(counts) if c > 0.5}
 
@@ -153,57 +221,249 @@ def hidden(env: raw_env) -> dict[str, Any]:
 
 
 def race(v: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """The score race: points towards 3, per seat."""
-    return [[{"label": "points", "value": p["score"], "target": 3}] for p in v["players"]]
+    """The score race: points towards WIN_SCORE (F17), per seat."""
+    return [[{"label": "points", "value": p["score"], "target": v["win_score"]}] for p in v["players"]]
 
 
-def groups(env: raw_env, seat: int, legal: np.ndarray) -> list[dict[str, Any]]:
-    """The legal actions of ``seat``'s decision: a bid builder for bids, buttons otherwise."""
+# ---------------------------------------------------------------------------- prompts and choices
+# The question each decision asks, by (kind, asking card); a kind's own row (card None) serves
+# every other card, custom ones included ({text}: the asking card's rules text).
+_PROMPTS: dict[tuple[str, str | None], str] = {
+    ("bid", None): "The {card} is up for auction: seal your bid (fairy and common gold; the black coin curses it, "
+                   "the amulet doubles it)",
+    ("tiebreak", None): "Tie for the {card}: seal a tie-break bid in silver (the amulet doubles it)",
+    ("pay_or_take", None): "{asks}: {text}. Pay, or take the coins instead?",
+    ("choose_payment", None): "{asks}: {text}. Which stones do you pay?",
+    ("choose_colour", "Ancient Dragon"): "Ancient Dragon: which colour of stone do you take from the bank?",
+    ("choose_colour", "Rainbow Dragon"): "Rainbow Dragon: name a colour; drawing a stone of it returns every "
+                                         "stone drawn",
+    ("choose_colour", "Troll"): "Troll: which colour must every player (you too) return to the bank?",
+    ("choose_colour", None): "{asks}: {text}. Which colour?",
+    ("choose_seat", "Brigand"): "Brigand: whose common gold and silver do you take?",
+    ("choose_seat", None): "{asks}: {text}. From whom?",
+    ("choose_loot", None): "Thief: what do you take from a second bidder: a stone (or, with none, a coin)?",
+    ("choose_card", "Ghost"): "Ghost: use the power of which character auctioned this turn?",
+    ("choose_card", "Imp"): "Imp: use the power of which character not yet auctioned?",
+    ("choose_card", None): "{asks}: use the power of which character?",
+    ("buy_or_stop", None): "Merchant: buy a stone (1 common gold, 1 fairy gold or 3 silver), or stop",
+    ("draw_or_stop", None): "Rainbow Dragon: draw another stone, or keep those drawn?",
+    ("yes_no", "Doppelganger"): "Doppelganger: play it now, to use the {card}'s power a second time?",
+    ("yes_no", "Necromancer"): "Necromancer: pay the coins you bid ({price} fairy gold) for 1 point?",
+    ("yes_no", None): "{asks}: {text}. Yes or no?",
+}
+# The words of the yes/no and draw/stop buttons, by asking card.
+_WORDS: dict[tuple[str, str | None], str] = {
+    ("yes", "Doppelganger"): "play the Doppelganger: use the power twice",
+    ("no", "Doppelganger"): "keep the Doppelganger for later",
+    ("yes", "Necromancer"): "pay the coins bid: +1 point",
+    ("no", "Necromancer"): "decline",
+    ("draw", None): "draw another stone",
+    ("stop", "Rainbow Dragon"): "keep the stones drawn",
+    ("stop", None): "stop buying",
+    ("take", None): "take the coins instead",
+}
+_COLOUR_WORDS = {"Ancient Dragon": "take a {c} stone", "Rainbow Dragon": "name {c}",
+                 "Troll": "everyone returns their {c} stones"}
+
+
+def _text(card: str | None, customs: dict[str, str]) -> str:
+    """A card's rules text: the box's (its data), or a custom card's own."""
+    if card in RULES:
+        return RULES[card]
+    return customs.get(card, "").rstrip(".") or "use its power"
+
+
+def prompt(v: dict[str, Any], names: list[str]) -> str | None:
+    """The question of the decision in words, put to whoever decides (public: every seat sees the decision)."""
+    kind = v["decision"]
+    if kind is None:
+        return None
+    asks = v["asks"] or v["card"]
+    template = _PROMPTS.get((kind, asks)) or _PROMPTS[(kind, None)]
+    customs = {c["name"]: c["text"] for c in (v["deck"] or {}).get("custom", [])}
+    return template.format(card=v["card"], asks=asks, text=_text(asks, customs), price=v["power"]["necromancer_price"])
+
+
+def _stones(counts: list[int]) -> str:
+    parts = [f"{k} {c}" for k, c in zip(counts, COLOURS, strict=True) if k]
+    return joined(parts) + (" stone" if sum(counts) == 1 else " stones") if parts else "no stones"
+
+
+def action_text(env: raw_env, action: int, names: list[str]) -> str:
+    """An action of the seat deciding now, in words, other seats by name."""
+    g = env.game
+    actor = g.decision.player if g.decision is not None else 0
+    option = A.decode(int(action), actor, env.num_players)
+    kind, asks = option[0], None if g.decision is None else g.decision.card
+    if kind == "pay":
+        return f"pay {_stones(list(option[1:]))}"
+    if kind == "take":
+        power = RULES.get(asks, "")
+        return f"{power.split('; or ')[1]} instead" if "; or " in power else _WORDS[("take", None)]
+    if kind == "colour":
+        return _COLOUR_WORDS.get(asks, "{c}").format(c=option[1])
+    if kind == "target":
+        victim = names[option[1]]
+        return f"take {victim}'s common gold and silver" if asks == "Brigand" else f"take from {victim}"
+    if kind == "steal":
+        what = "a coin" if option[2] == "coin" else f"a {option[2]} stone"
+        return f"{what} from {names[option[1]]}"
+    if kind == "character":
+        card = option[1] if env.deck is None else env.deck.card_name(option[1])
+        return f"the {card}'s power"
+    if kind in ("yes", "no", "draw", "stop"):
+        return _WORDS.get((kind, asks)) or _WORDS.get((kind, None)) or kind
+    return env.describe_action(int(action))
+
+
+def groups(env: raw_env, seat: int, legal: np.ndarray, names: list[str]) -> list[dict[str, Any]]:
+    """The legal actions of ``seat``'s decision: a bid builder for bids, buttons otherwise (in words)."""
     kind = env.game.decision.kind
+    card = env.game.decision.card
     if kind == "bid":
-        b = builder(A.FAMILY["bid"], legal, [("fairy", "fairy gold"), ("common", "common gold"),
-                                             ("black", "black coin"), ("amulet", "amulet")], "Your sealed bid")
+        fields = [("fairy", "fairy gold"), ("common", "common gold"), ("black", "black coin"), ("amulet", "amulet")]
+        b = builder(A.FAMILY["bid"], legal, fields, f"Your sealed bid for the {card}")
         if b is not None:
             return [b]
     if kind == "tiebreak":
         b = builder(A.FAMILY["tiebreak"], legal, [("silver", "silver"), ("amulet", "amulet")],
-                    "Your sealed tie-break bid")
+                    f"Your sealed tie-break bid for the {card}")
         if b is not None:
             return [b]
-    return button_groups(env, A.FAMILIES, legal, _TITLES)
+    out = button_groups(env, A.FAMILIES, legal, {})
+    for group in out:
+        group["title"] = "Your choice"
+        for a in group["actions"]:
+            a["text"] = action_text(env, a["action"], names)
+    return out
 
 
-def log_line(event: dict[str, Any], viewer: int | None, names: list[str]) -> str | None:
-    """One event as a line of the log ``viewer`` may read (None: all events), or None when hidden.
+# ---------------------------------------------------------------------------- the log, in sentences
+_COINS = {"fairy": "fairy gold", "common": "common gold", "silver": "silver", "amulets": "amulet",
+          "fairy_spent": "spent fairy gold"}
+
+
+def _coins(amount: int, coin: str) -> str:
+    word = _COINS.get(coin, coin)
+    return f"{amount} {word}{'s' if coin == 'amulets' and amount != 1 else ''}"
+
+
+def _bid(b: list[int]) -> str:
+    f, c, black, amulet = b
+    parts = ([f"{f} fairy"] if f else []) + ([f"{c} common"] if c else []) + (["black coin"] if black else []) \
+        + (["amulet"] if amulet else [])
+    return " + ".join(parts) or "nothing"
+
+
+def _outcome(ev: dict[str, Any], names: list[str]) -> str:
+    card, outcome = ev["card"], ev["outcome"]
+    if outcome == "won":
+        return f"{names[ev['winner']]} wins the {card}."
+    if outcome == "cursed":
+        return f"The {card} is cursed by a black coin: nobody uses its power (F12)."
+    if outcome == "passed":
+        return f"Nobody bid for the {card}: it is passed (F13)."
+    return f"The tie for the {card} stands: nobody uses its power (F14)."
+
+
+def _stole(ev: dict[str, Any], names: list[str]) -> str:
+    who, victim, what = names[ev["player"]], names[ev["victim"]], ev["what"]
+    if what in COLOURS:
+        return f"{who} steals a {what} stone from {victim}."
+    if what == "stones":
+        return f"{who} takes {_stones(ev['stones'])} from {victim}."
+    if what == "nothing":
+        return f"{who} finds nothing to steal from {victim}."
+    return f"{who} steals {_coins(ev.get('amount', 1), what)} from {victim}."
+
+
+# event type -> its sentence (``who``: the player's name; ``n``: every name)
+_SENTENCES: dict[str, Any] = {
+    "setup": lambda ev, who, n: "Each player takes 8 fairy gold, 2 common gold, 5 silver and 4 stones: "
+                                + "; ".join(f"{n[p]} {_stones(s)}" for p, s in enumerate(ev["stones"])) + ".",
+    "turn": lambda ev, who, n: f"Turn {ev['turn']} begins; this turn's specials: {' and '.join(ev['specials'])}.",
+    "auction": lambda ev, who, n: f"The {ev['card']} is up for auction.",
+    "reveal": lambda ev, who, n: f"Bids for the {ev['card']}: " + "; ".join(
+        f"{n[p]} {value} ({_bid(b)})" if any(b) else f"{n[p]} nothing"
+        for p, (b, value) in enumerate(zip(ev["bids"], ev["values"], strict=True))) + ".",
+    "tiebreak": lambda ev, who, n: f"{joined([n[p] for p in ev['players']])} tie for the {ev['card']}: "
+                                   "they bid again in silver.",
+    "tiebreak_reveal": lambda ev, who, n: f"Tie-break bids for the {ev['card']}: " + "; ".join(
+        f"{n[int(p)]} {b[0]} silver" + (" + amulet" if b[1] else "") for p, b in ev["bids"].items()) + ".",
+    "outcome": lambda ev, who, n: _outcome(ev, n),
+    "power": lambda ev, who, n: f"{who} uses the {ev['card']}'s power.",
+    "black_coin": lambda ev, who, n: f"{who} takes a black coin.",
+    "took": lambda ev, who, n: f"{who} takes {_coins(ev['amount'], ev['coin'])}.",
+    "took_stone": lambda ev, who, n: f"{who} takes {ev['amount']} {ev['colour']} stone{'s' * (ev['amount'] != 1)}.",
+    "took_stones": lambda ev, who, n: f"{who} draws {_stones(ev['stones'])}.",
+    "stole": lambda ev, who, n: _stole(ev, n),
+    "robbed": lambda ev, who, n: f"{who} takes {_coins(ev['common'], 'common')} and {_coins(ev['silver'], 'silver')} "
+                                 f"from {n[ev['victim']]}.",
+    "paid_stones": lambda ev, who, n: f"{who} pays {_stones(ev['stones'])}.",
+    "paid": lambda ev, who, n: f"{who} pays {_coins(ev['amount'], ev['coin'])}.",
+    "score": lambda ev, who, n: f"{who} scores {ev['points']} point{'s' * (ev['points'] != 1)} "
+                                f"({ev['total']} in all).",
+    "win": lambda ev, who, n: f"{who} wins the game.",
+    "declined": lambda ev, who, n: f"{who} declines the {ev['card']}'s offer.",
+    "necromancer_pays": lambda ev, who, n: f"{who} pays the coins bid ({ev['fairy']} fairy gold) to the Necromancer.",
+    "kept_doppelganger": lambda ev, who, n: f"{who} keeps the Doppelganger face up, to play it later.",
+    "played_doppelganger": lambda ev, who, n: f"{who} plays the Doppelganger: the {ev['card']}'s power once more.",
+    "ghost_copies": lambda ev, who, n: f"{who}'s Ghost uses the {ev['card']}'s power.",
+    "goblin_draws": lambda ev, who, n: f"{who}'s Goblin draws the {ev['card']}.",
+    "imp_picks": lambda ev, who, n: f"{who}'s Imp picks the {ev['card']}.",
+    "merchant_stops": lambda ev, who, n: f"{who} stops buying.",
+    "bought": lambda ev, who, n: f"{who} buys a {ev['colour']} stone with "
+                                 + ("3 silver" if ev["coin"] == "silver" else f"1 {ev['coin']} gold") + ".",
+    "rainbow_names": lambda ev, who, n: f"{who} names {ev['colour']} for the Rainbow Dragon.",
+    "rainbow_draws": lambda ev, who, n: f"{who} draws a {ev['colour']} stone.",
+    "rainbow_bust": lambda ev, who, n: f"{who} drew the named colour: every stone drawn goes back to the bank.",
+    "rainbow_keeps": lambda ev, who, n: f"{who} keeps {_stones(ev['stones'])}.",
+    "troll": lambda ev, who, n: f"{who} picks {ev['colour']}: every player returns their {ev['colour']} stones ("
+                                + ", ".join(f"{n[p]} {k}" for p, k in enumerate(ev["lost"])) + ").",
+    "reshuffle": lambda ev, who, n: f"The discarded specials are shuffled into a new pile ({ev['cards']} cards).",
+    "end_turn": lambda ev, who, n: f"End of turn {ev['turn']}.",
+    "no_effect": lambda ev, who, n: f"{ev['card']}: no effect for {who} ({ev['why']}).",
+    "truncated": lambda ev, who, n: f"The game stops after {ev['turn']} turns: nobody wins (F18).",
+}
+
+
+def log_line(event: dict[str, Any], viewer: Any, names: list[str]) -> str | None:
+    """One event as a sentence of the log ``viewer`` may read (a seat, "all" for the whole table,
+    None for a spectator), or None when it is hidden or said by the events that follow.
 
     Only sealed choices are hidden (F43): a player's own bid is shown to that player alone.
     """
     kind = event.get("type")
     who = names[event["player"]] if isinstance(event.get("player"), int) else ""
-    if kind in ("start",):
+    if kind == "start":
         return None
     if kind == "choice" and event.get("decision") in _SEALED:
-        if viewer is not None and event["player"] != viewer:
+        if viewer != "all" and event["player"] != viewer:
             return None
-        return f"{who} sealed {event['decision']} {event['option'][1:]}"
-    if kind == "turn":
-        return f"Turn {event['turn']}: specials {', '.join(event['specials'])}"
-    if kind == "auction":
-        return f"Auction: {event['card']}"
-    if kind == "reveal":
-        values = ", ".join(f"{names[p]} {v}" for p, v in enumerate(event["values"]))
-        return f"{event['card']}: bids revealed ({values})"
-    if kind == "outcome":
-        w = event.get("winner")
-        return f"{event['card']}: " + (f"won by {names[w]}" if w is not None else event["outcome"])
-    if kind == "score":
-        return f"{who} scores {event['points']} (total {event['total']})"
-    if kind == "win":
-        return f"{who} wins the game"
-    if kind == "took_stone":
-        return f"{who} takes {event['amount']} {event['colour']} stone"
-    return event_text(event, "type", names)
+        option = event["option"]
+        if option[0] == "tiebreak":
+            return f"{who} seals a tie-break bid of {option[1]} silver" + (" + amulet." if option[2] else ".")
+        return f"{who} seals a bid of {_bid(option[1:])}."
+    if kind in ("choice", "auto"):
+        return None  # the events that follow say what happened
+    sentence = _SENTENCES.get(kind)
+    return sentence(event, who, names) if sentence else event_text(event, "type", names)
 
+
+def outcome(env: raw_env, names: list[str]) -> dict[str, Any]:
+    """The end of the game in words and points (F17, F18)."""
+    g = env.game
+    points = [pl.score for pl in g.players]
+    winners = list(g.winners)
+    others = "; ".join(f"{names[p]} {s}" for p, s in enumerate(points) if p not in winners)
+    if winners:
+        text = (f"{joined([names[w] for w in winners])} wins with {points[winners[0]]} points "
+                f"(the first to {WIN_SCORE}). " + (f"The others: {others}." if others else ""))
+    else:
+        text = (f"Nobody wins: the game stopped after {g.turn} turns before anyone reached {WIN_SCORE} points "
+                f"(F18). Points: {others}.")
+    return {"winners": winners, "points": points, "unit": "points", "truncated": bool(g.truncated),
+            "text": text.strip()}
 
 
 def headline(v: dict[str, Any]) -> str:
@@ -211,7 +471,7 @@ def headline(v: dict[str, Any]) -> str:
     card = f" - {v['card']}" if v["card"] else ""
     if v["asks"] and v["asks"] != v["card"]:
         card += f" ({v['asks']} asks)"
-    return f"Turn {v['turn']}/{v['max_turns']}: {v['decision'] or 'game over'}{card}"
+    return f"Turn {v['turn']}/{v['max_turns']}: {(v['decision'] or 'game over').replace('_', ' ')}{card}"
 
 
 def seat_line(v: dict[str, Any], p: int) -> str:
@@ -220,4 +480,4 @@ def seat_line(v: dict[str, Any], p: int) -> str:
     coins = " ".join(f"{'?' if pl[c] is None else pl[c]}{c[0]}" for c in ("fairy", "common", "silver"))
     extra = (" black" if pl["black"] else "") + (" amulet" if pl["amulets"] else "") + \
         (" [sealed]" if pl["has_bid"] else "")
-    return f"score {pl['score']}/3  stones {pl['red']}r {pl['blue']}b {pl['yellow']}y  {coins}{extra}"
+    return f"score {pl['score']}/{v['win_score']}  stones {pl['red']}r {pl['blue']}b {pl['yellow']}y  {coins}{extra}"

@@ -1,79 +1,119 @@
 // The table page: plain JavaScript, no build step. It draws what the server sends for one seat
-// (built from that seat's observation) and sends back action indices from the legal actions it
-// was given. Per-game drawing lives in DRAW only: the rest of the page knows no game.
+// (built from that seat's observation) or for a spectator (what every seat sees alike), and sends
+// back action indices from the legal actions it was given. Per-game drawing lives in DRAW only:
+// the rest of the page knows no game.
+//
+// Addresses: #/ the set-up, #/game/ID?token=T a seat (the token is the seat's secret: the address
+// is the seat, and a reload keeps it), #/game/ID a spectator, #/replay/ID a replay. The table's
+// creator keeps the creator's and the other seats' tokens in this browser's localStorage.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null) continue;
     if (k === "class") node.className = v;
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v);
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c.nodeType ? c : String(c));
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c.nodeType ? c : String(c));
   return node;
 };
 
-const ui = { meta: null, mode: "play", gameId: null, seat: 0, replayId: null, replay: null, timer: null, lastRecord: null };
+const ui = { meta: null, gameId: null, token: null, replayId: null, replay: null, timer: null, state: null,
+             log: [], lastRecord: null, insight: false, busy: false };
 
-async function api(method, url, body) {
-  const res = await fetch(url, { method, headers: body ? { "Content-Type": "application/json" } : {},
-                                 body: body === undefined ? undefined : JSON.stringify(body) });
+async function api(method, url, body, token) {
+  const headers = {};
+  if (method !== "GET") headers["Content-Type"] = "application/json";  // every state-changing request is JSON
+  if (token) headers.Authorization = "Bearer " + token;
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
+  if (!res.ok) throw Object.assign(new Error(data.error || res.statusText), { status: res.status });
   return data;
 }
 
 // replaceChildren without the nulls that stand for "nothing to draw here"
-function fill(node, ...kids) { node.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined)); }
+function fill(node, ...kids) { node.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false)); }
 
 function showError(err) { $("#error").textContent = err ? String(err.message || err) : ""; }
+
+const saved = (id) => JSON.parse(localStorage.getItem("dragonstones.table." + id) || "null");
+const game = (name) => ui.meta.games.find((g) => g.name === name);
+
+// ------------------------------------------------------------------ cards and their rules text
+function ruleOf(s, name) {
+  const custom = s.view.deck ? s.view.deck.custom.find((c) => c.name === name) : null;
+  if (custom) return custom.text || "(no rules text)";
+  return (game(s.game).rules || {})[name] || "";
+}
+
+// A card: its rules text on hover (title) and on tap (the tip below the card).
+function card(s, name, cls = "", extra = {}) {
+  return el("span", { class: "card-face " + cls, title: `${name}: ${ruleOf(s, name)}`, "data-card": name, tabindex: 0,
+                      onclick: (e) => { e.stopPropagation(); showTip(e.currentTarget, name, ruleOf(s, name)); }, ...extra }, name);
+}
+
+function showTip(anchor, name, text) {
+  const tip = $("#rule-tip");
+  fill(tip, el("b", {}, name), el("div", {}, text || "(no rules text)"));
+  tip.hidden = false;
+  const r = anchor.getBoundingClientRect();
+  const width = Math.min(320, window.innerWidth - 16);
+  tip.style.width = width + "px";
+  tip.style.left = Math.max(8, Math.min(r.left + window.scrollX, window.scrollX + window.innerWidth - width - 8)) + "px";
+  tip.style.top = (r.bottom + window.scrollY + 6) + "px";
+}
+document.addEventListener("click", () => { $("#rule-tip").hidden = true; });
 
 // ------------------------------------------------------------------ per-game drawing
 const chips = (obj) => ["red", "blue", "yellow"].map((c) => el("span", { class: "chip " + c, title: c + " stones" }, obj[c]));
 const coins = (p) => ["fairy", "common", "silver"].map((c) =>
-  el("span", { class: "coin " + c, title: c }, (p[c] === null ? "?" : p[c]) + " " + c[0]));
+  el("span", { class: "coin " + c, title: c === "silver" ? "silver" : c + " gold" }, (p[c] === null ? "?" : p[c]) + " " + c));
 
 const DRAW = {
   dragonstones: {
     centre(s) {
-      const v = s.view;
-      const chars = v.characters.map((c) => el("span", { class: "card-face " + c.status, title: c.status },
-        c.name));
+      const v = s.view, n = s.names;
+      const turn = v.decision ? `Turn ${v.turn} (the game stops after turn ${v.max_turns})` : "Game over";
+      const chars = v.characters.map((c) => card(s, c.name, c.status, { "data-status": c.status }));
       const hidden = s.hidden ? el("div", { class: "hidden-info", "data-hidden": "sealed" },
-        "sealed bids: " + (Object.entries(s.hidden.sealed_bids).map(([p, b]) => `player_${p} [${b.join(" ")}]`).join(", ") || "none")) : null;
+        "sealed bids: " + (Object.entries(s.hidden.sealed_bids).map(([p, b]) => `${n[p]} [${b.join(" ")}]`).join(", ") || "none")) : null;
+      const revealed = v.auctions.filter((a) => a.bids);
       return [
-        el("div", {}, `Turn ${v.turn} / ${v.max_turns}`),
-        v.card ? el("div", { class: "card-face big", id: "current-card" }, v.card) : el("div", {}, "—"),
-        // the decision's kind (what is chosen), and who asks when it is not the card shown (the Doppelganger's offer)
-        el("div", {}, (v.decision || "game over").replaceAll("_", " ") + (v.asks && v.asks !== v.card ? ` (${v.asks})` : "")),
-        el("div", {}, chars),
-        // the table's custom characters (issue #16): name, copies and rules text
-        v.deck ? el("div", { class: "bank", id: "custom-deck" }, v.deck.custom.map((c) =>
-          el("div", {}, el("b", {}, c.name), ` ×${c.copies}: ${c.text}`))) : null,
-        // this turn's revealed bids, auction by auction (bid values by seat)
-        el("div", { class: "bank", id: "revealed" }, v.auctions.filter((a) => a.bids).map((a) =>
-          el("div", {}, `${a.card}: ` + a.bids.map((b, i) => `${s.names[i].split(" ")[0]} ${b.value}`).join(" · ")))),
-        el("div", { class: "bank" }, "bank: ", chips(v.bank), ` ${v.bank.fairy} fairy · ${v.bank.common} common · ${v.bank.silver} silver · ${v.bank.amulets} amulets`),
+        el("div", { class: "turn" }, turn),
+        v.card ? el("div", { class: "current" }, v.decision === "bid" || v.decision === "tiebreak" ? "Up for auction: " : "Now: ",
+          card(s, v.card, "big", { id: "current-card" }),
+          v.asks && v.asks !== v.card ? el("span", {}, " asked by ", card(s, v.asks)) : null) : null,
+        el("div", { class: "cards", title: "this turn's characters" }, el("span", { class: "label" }, "This turn: "), chars),
+        // this turn's revealed bids, auction by auction (bid values by player)
+        revealed.length ? el("div", { class: "bids", id: "revealed" }, revealed.map((a) =>
+          el("div", {}, el("b", {}, a.card + ": "), a.bids.map((b, i) => `${n[i]} ${b.value}`).join(" · ")))) : null,
+        // the table's custom characters (issue #16): name and copies; the rules text on hover or tap
+        v.deck ? el("div", { class: "cards", id: "custom-deck" }, el("span", { class: "label" }, "Custom cards: "),
+          v.deck.custom.map((c) => card(s, c.name, "custom")), v.deck.exclude.length ? ` (without ${v.deck.exclude.join(", ")})` : "") : null,
+        el("div", { class: "bank" }, "Bank: ", chips(v.bank), ` ${v.bank.fairy} fairy gold · ${v.bank.common} common gold · ${v.bank.silver} silver · ${v.bank.amulets} amulets`),
         hidden,
       ];
     },
-    seat(s, p, i) {
+    seat(s, i) {
       const v = s.view, pl = v.players[i];
       const last = v.auctions.length ? v.auctions[v.auctions.length - 1] : null;
       const bid = last && last.bids ? last.bids[i] : null;
-      const me = s.seat === i;
+      const own = s.seat === i && v.own;
       return [
-        el("div", { class: "row" }, el("span", { class: "score" }, "★".repeat(pl.score) + "☆".repeat(Math.max(0, 3 - pl.score))), chips(pl)),
-        el("div", { class: "row" }, coins(pl), pl.black ? el("span", { class: "coin black" }, "black") : null,
+        el("div", { class: "row" }, el("span", { class: "score", title: `${pl.score} of ${v.win_score} points` },
+          "★".repeat(pl.score) + "☆".repeat(Math.max(0, v.win_score - pl.score)), ` ${pl.score}/${v.win_score}`), chips(pl)),
+        el("div", { class: "row" }, coins(pl), pl.black ? el("span", { class: "coin black" }, `${pl.black} black`) : null,
            pl.amulets ? el("span", { class: "coin amulet" }, pl.amulets + " amulet") : null),
-        el("div", { class: "row" }, `spent ${pl.fairy_spent} fairy`, pl.doppelganger ? el("span", { class: "badge" }, "doppelganger") : null,
-           pl.has_bid ? el("span", { class: "badge sealed" }, "sealed bid") : null,
+        el("div", { class: "row" }, pl.fairy_spent ? `${pl.fairy_spent} fairy gold spent` : null,
+           pl.doppelganger ? card(s, "Doppelganger", "badge-card") : null,
+           pl.has_bid ? el("span", { class: "badge sealed" }, "bid sealed") : null,
            bid ? el("span", { class: "badge" }, `bid ${bid.value}`) : null,
-           pl.auction_winner ? el("span", { class: "badge" }, "winner") : null),
-        me && (v.own.bid_fairy || v.own.bid_common || v.own.bid_black || v.own.bid_amulet)
-          ? el("div", { class: "row" }, `your bid: ${v.own.bid_fairy}f ${v.own.bid_common}c${v.own.bid_black ? " b" : ""}${v.own.bid_amulet ? " a" : ""}`) : null,
+           pl.auction_winner ? el("span", { class: "badge" }, "won it") : null),
+        own && (own.bid_fairy || own.bid_common || own.bid_black || own.bid_amulet)
+          ? el("div", { class: "row mine" }, `your sealed bid: ${own.bid_fairy} fairy + ${own.bid_common} common${own.bid_black ? " + black coin" : ""}${own.bid_amulet ? " + amulet" : ""}`) : null,
       ];
     },
   },
@@ -85,26 +125,27 @@ const DRAW = {
       for (const g of s.actions || []) for (const a of g.actions || []) if (a.stack !== undefined) onStack[a.stack] = a;
       const stacks = v.stacks.map((n, k) => {
         const top = s.hidden ? s.hidden.stack_cards[k][0] : v.memory[k];
-        const click = onStack[k] ? { onclick: () => act(onStack[k].action), title: onStack[k].text } : { title: `stack ${k}` };
+        const click = onStack[k] ? { onclick: () => act(onStack[k].action), title: onStack[k].text } : { title: `${k < 8 ? "village" : "caves"} stack ${k % 8 + 1}: ${n} cards` };
         return el("div", { class: "stack " + (k >= 8 ? "caves " : "") + (n ? "" : "empty") + (onStack[k] ? " clickable" : ""), ...click },
           el("span", { class: "n" }, n),
           top ? el("span", { class: "top" + (s.hidden ? " hidden-info" : ""), "data-hidden": s.hidden ? "stack" : "memory" }, top) : null);
       });
       return [
-        el("div", {}, `Turn ${v.turn} · ${(v.decision || "game over")}${v.card ? " · " + v.card : ""}`),
+        el("div", { class: "turn" }, !v.decision ? "Game over" : v.turn ? `Turn ${v.turn}` : "Opening picks", v.card ? [" · ", card(s, v.card, "big", { id: "current-card" })] : null),
+        el("div", { class: "label" }, "Village (top row) and caves (bottom row): cards left in each stack"),
         el("div", { class: "stacks" }, stacks),
-        el("div", { class: "bank" }, `village (top row) · caves (bottom row) · out of the game: ${v.removed}`),
+        el("div", { class: "bank" }, `Out of the game: ${v.removed} cards`),
       ];
     },
-    seat(s, p, i) {
+    seat(s, i) {
       const pl = s.view.players[i];
       const objs = pl.collection.flatMap((c) => [
-        ...Array(c.ready).fill(el("span", { class: "obj " + c.category }, c.name)),
-        ...Array(c.other).fill(el("span", { class: "obj " + (c.category === "object" ? "used" : c.category) }, c.name)),
-      ].map((n) => n.cloneNode(true)));
+        ...Array(c.ready).fill(null).map(() => card(s, c.name, "obj " + c.category)),
+        ...Array(c.other).fill(null).map(() => card(s, c.name, "obj " + (c.category === "object" ? "used" : c.category))),
+      ]);
       const mem = s.hidden ? Object.entries(s.hidden.memories[i]) : [];
       return [
-        el("div", { class: "row" }, `${pl.cards} cards · ${pl.kinds} kinds · ${pl.beasts} beasts · ${pl.treasures} treasures`,
+        el("div", { class: "row" }, `${pl.cards} cards · ${pl.kinds}/7 kinds · ${pl.beasts}/3 beasts · ${pl.treasures}/3 treasures`,
            pl.forfeit ? el("span", { class: "badge sealed" }, "must forfeit") : null,
            s.view.first === i ? el("span", { class: "badge" }, "first") : null),
         el("div", { class: "row" }, objs),
@@ -115,42 +156,55 @@ const DRAW = {
 };
 
 // ------------------------------------------------------------------ generic drawing
+function seatBox(s, i) {
+  const who = s.seats[i] === "human" ? "a person" : s.seats[i];
+  const cls = "seat" + (s.actor === i ? " acting" : "") + (s.seat === i ? " me" : "");
+  return el("div", { class: cls, "data-seat": i },
+    el("div", { class: "name" }, el("span", {}, s.names[i] + (s.seat === i ? " (you)" : "")), el("small", {}, who),
+       s.actor === i ? el("span", { class: "badge to-act" }, "to act") : null),
+    DRAW[s.game].seat(s, i));
+}
+
 function drawTable(s) {
-  const draw = DRAW[s.game];
-  fill($("#centre"), ...draw.centre(s));
+  fill($("#centre"), ...DRAW[s.game].centre(s));
   const n = s.players, me = typeof s.seat === "number" ? s.seat : 0;
-  const seats = [];
-  for (let i = 0; i < n; i++) {
-    // the viewer sits at the bottom; the others clockwise around the oval
-    const angle = Math.PI / 2 + (2 * Math.PI * ((i - me + n) % n)) / n;
-    const x = 50 + 40 * Math.cos(angle), y = 50 + 40 * Math.sin(angle);
-    const cls = "seat" + (s.actor === i ? " acting" : "") + (s.seat === i ? " me" : "");
-    seats.push(el("div", { class: cls, style: `left:${x}%;top:${y}%`, "data-seat": i },
-      el("div", { class: "name" }, el("span", {}, s.names[i]), s.actor === i ? el("span", { class: "badge" }, "to act") : null),
-      draw.seat(s, null, i)));
-  }
-  fill($("#seats"), ...seats);
+  // the viewer at the bottom; the others from the viewer's left, clockwise
+  fill($("#seats-top"), ...Array.from({ length: n - 1 }, (_, k) => seatBox(s, (me + 1 + k) % n)));
+  fill($("#seats-bottom"), seatBox(s, me));
+  $("#goal").textContent = s.goal;
+}
+
+function drawLog(s) {
+  const box = $("#log");
+  if (s.log_from === 0 || s.log_from !== ui.log.length) { ui.log = ui.log.slice(0, s.log_from); fill(box, ...ui.log.map((l) => el("li", {}, l))); }
+  const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  for (const line of s.log) { ui.log.push(line); box.append(el("li", {}, line)); }
+  if (atEnd || s.log_from === 0) box.scrollTop = box.scrollHeight;
 }
 
 function drawSide(s) {
-  const whose = s.actor === null ? "game over" : `${s.names[s.actor]} to decide`;
-  fill($("#status"), el("h3", {}, s.title), el("div", {}, whose),
-    s.kind === "replay" && s.next ? el("div", {}, `next: ${s.names[s.next.seat]} → ${s.next.text}`) : null);
+  const whose = s.actor === null ? "The game is over." : (s.prompt || `${s.names[s.actor]} decides.`);
+  const watching = s.kind === "live" && s.seat === null;
+  fill($("#status"), el("h3", {}, s.title + (watching ? " — watching" : "")),
+    el("div", { id: "prompt" }, whose),
+    s.seeded ? el("div", { class: "notice", id: "seeded" }, "This table's deal was chosen by its creator (a fixed seed): whoever chose it can know the hidden cards.") : null,
+    s.kind === "replay" && s.next ? el("div", {}, `next: ${s.names[s.next.seat]} → ${s.next.text}`) : null,
+    s.kind === "replay" && s.insight_unavailable.length ? el("div", { class: "notice", id: "insight-missing" },
+      `No insight for ${s.insight_unavailable.map((i) => `${s.names[i]} (${s.seats[i]})`).join(", ")}: that policy is not on this server; the replay plays its recorded actions.`) : null);
   drawActions(s);
-  const race = $("#race");
-  fill(race, el("h3", {}, "Race"), ...s.race.flatMap((bars, i) => bars.map((b) =>
-    el("div", { class: "race-row" }, el("span", { class: "who", title: s.names[i] }, `player_${i} ${b.label}`),
+  drawControls(s);
+  fill($("#race"), el("h3", {}, "Race"), ...s.race.flatMap((bars, i) => bars.map((b) =>
+    el("div", { class: "race-row" }, el("span", { class: "who", title: s.names[i] }, `${s.names[i]} ${b.label}`),
        el("div", { class: "bar" }, el("span", { style: `width:${Math.min(100, (100 * b.value) / b.target)}%` })), `${b.value}/${b.target}`))));
-  fill($("#log"), ...s.log.map((line) => el("li", {}, line)));
-  $("#log").scrollTop = 1e9;
+  drawLog(s);
   const res = $("#result");
   res.hidden = !s.result;
   if (s.result) {
-    const won = s.result.winners.map((w) => s.names[w]).join(", ") || "nobody (truncated)";
     res.className = "card" + (s.result.winners.includes(s.seat) ? " win" : "");
-    fill(res, el("h3", {}, "Result"), el("div", { id: "winners" }, `Winner: ${won}`),
-      s.kind === "live" ? el("div", {}, "rewards: " + s.result.rewards.join(" · ")) : null,
-      s.kind === "live" ? el("button", { onclick: saveRecord }, "Save record") : null);
+    fill(res, el("h3", {}, "Result"), el("div", { id: "winners" }, s.result.text),
+      el("ul", { class: "points" }, s.result.points.map((p, i) => el("li", {}, `${s.names[i]}: ${p} ${s.result.unit}` + (s.result.winners.includes(i) ? " — winner" : "")))),
+      s.kind === "live" ? el("button", { onclick: saveRecord }, "Save record") : null,
+      s.kind === "live" ? el("button", { id: "replay-this", onclick: replayThis }, "Replay it, with the bots' thinking") : null);
   }
   const ins = $("#insight-panel");
   ins.hidden = !(s.insight && s.insight.length);
@@ -161,15 +215,19 @@ function drawSide(s) {
         el("div", { class: "bar" }, el("span", { style: `width:${100 * t.p}%` })),
         el("span", { class: "pct" }, `${(100 * t.p).toFixed(1)}%`), el("span", {}, t.text))))));
   }
+  drawInvites(s);
 }
 
 function drawActions(s) {
   const box = $("#actions");
+  const head = el("h3", {}, s.seat === null || s.kind === "replay" ? "Moves" : "Your move");
   if (!s.actions) {
-    fill(box, el("h3", {}, "Your move"), el("div", {}, s.result ? "—" : (s.kind === "live" ? "waiting for the other players…" : "replay")));
+    const text = s.result ? "The game is over." : s.kind === "replay" ? "A replay: step through it below the table."
+      : s.seat === null ? "You are watching: no seat is yours here." : "Waiting for the other players…";
+    fill(box, head, el("div", { class: "muted" }, text));
     return;
   }
-  const parts = [el("h3", {}, "Your move")];
+  const parts = [head];
   for (const g of s.actions) {
     if (g.kind === "builder") parts.push(builder(g));
     else parts.push(el("div", { class: "group" }, el("div", {}, el("b", {}, g.title)),
@@ -178,18 +236,58 @@ function drawActions(s) {
   fill(box, ...parts);
 }
 
+// The live table's controls: the pace (for its creator and seats) and the bots' thinking (tables of bots only).
+function drawControls(s) {
+  const box = $("#controls");
+  const mine = saved(ui.gameId);
+  const canPace = s.kind === "live" && !s.result && (ui.token || (mine && mine.creator));
+  box.hidden = !(s.kind === "live" && (canPace || s.insight_allowed));
+  if (box.hidden) return;
+  if (box.dataset.game === ui.gameId) {  // keep the slider under the pointer: update values only
+    $("#live-pace-label").textContent = `${s.pace_ms} ms per bot move`;
+    return;
+  }
+  box.dataset.game = ui.gameId;
+  const pace = el("input", { id: "live-pace", type: "range", min: 0, max: 3000, step: 100, value: s.pace_ms });
+  pace.addEventListener("input", () => { $("#live-pace-label").textContent = `${pace.value} ms per bot move`; });
+  pace.addEventListener("change", () => api("POST", `/api/games/${ui.gameId}/pace`, { pace_ms: +pace.value },
+    ui.token || (mine && mine.creator)).then(refresh).catch(showError));
+  const insight = el("input", { id: "live-insight", type: "checkbox" });
+  insight.checked = ui.insight;
+  insight.addEventListener("change", () => { ui.insight = insight.checked; refresh(); });
+  fill(box, el("h3", {}, "Table"),
+    canPace ? el("label", {}, "Bot pace ", pace, " ", el("span", { id: "live-pace-label" }, `${s.pace_ms} ms per bot move`)) : null,
+    s.insight_allowed ? el("label", { class: "check" }, insight, " show the checkpoints' thinking") : null);
+}
+
+// The creator's view of the other human seats: the link each person opens (it holds that seat's token).
+function drawInvites(s) {
+  const box = $("#invites");
+  const mine = s.kind === "live" ? saved(ui.gameId) : null;
+  const others = mine ? Object.entries(mine.tokens).filter(([, t]) => t !== ui.token) : [];
+  box.hidden = !mine;
+  if (!mine) return;
+  const link = (t) => `${location.origin}${location.pathname}#/game/${ui.gameId}` + (t ? `?token=${t}` : "");
+  fill(box, el("h3", {}, "Your table"),
+    others.length ? el("div", {}, "Send each person their seat's link (it is their seat: keep it private):") : null,
+    ...others.map(([seat, t]) => el("div", { class: "invite" }, el("span", {}, s.names[+seat] + ": "),
+      el("input", { readonly: "", value: link(t), class: "link", "data-seat": seat, onfocus: (e) => e.target.select() }))),
+    el("div", { class: "invite" }, el("span", {}, "Spectators: "), el("input", { readonly: "", value: link(null), class: "link", onfocus: (e) => e.target.select() })),
+    el("button", { id: "delete-table", onclick: deleteTable }, "Delete this table"));
+}
+
 // A bid builder: one stepper per field, each bounded by what the seat may bid, so every bid it
 // composes is legal; the action index is base + sum(value * stride).
 function builder(g) {
   const values = Object.fromEntries(g.fields.map((f) => [f.name, 0]));
   const summary = el("div", { id: "bid-summary" });
-  const update = () => { summary.textContent = g.fields.filter((f) => f.max > 0).map((f) => `${values[f.name]} ${f.label}`).join(" + "); };
+  const update = () => { summary.textContent = "Bid: " + (g.fields.filter((f) => f.max > 0 && values[f.name]).map((f) => `${values[f.name]} ${f.label}`).join(" + ") || "nothing (the empty fist)"); };
   const rows = g.fields.filter((f) => f.max > 0).map((f) => {
     const out = el("output", { "data-field": f.name }, "0");
     const set = (d) => { values[f.name] = Math.max(0, Math.min(f.max, values[f.name] + d)); out.textContent = values[f.name]; update(); };
     return el("div", { class: "field" }, el("span", { class: "label" }, f.label),
-      el("button", { "data-dec": f.name, onclick: () => set(-1) }, "−"), out,
-      el("button", { "data-inc": f.name, onclick: () => set(1) }, "+"), el("small", {}, `max ${f.max}`));
+      el("button", { "data-dec": f.name, onclick: () => set(-1), "aria-label": "less " + f.label }, "−"), out,
+      el("button", { "data-inc": f.name, onclick: () => set(1), "aria-label": "more " + f.label }, "+"), el("small", {}, `of ${f.max}`));
   });
   update();
   const submit = el("button", { class: "primary", id: "submit-bid",
@@ -200,6 +298,7 @@ function builder(g) {
 // ------------------------------------------------------------------ live play
 function render(s) {
   ui.state = s;
+  $("#setup").hidden = true;
   $("#board").hidden = false;
   drawTable(s);
   drawSide(s);
@@ -208,25 +307,36 @@ function render(s) {
 async function refresh() {
   clearTimeout(ui.timer);
   if (!ui.gameId) return;
+  const id = ui.gameId;
   try {
-    const s = await api("GET", `/api/games/${ui.gameId}?seat=${ui.seat}`);
+    const s = await api("GET", `/api/games/${id}?log_from=${ui.log.length}` + (ui.insight ? "&insight=1" : ""), undefined, ui.token);
+    if (id !== ui.gameId) return;
     render(s);
     schedule(s);
-  } catch (err) { showError(err); }
+  } catch (err) {
+    showError(err);
+    if (!err.status || err.status >= 500) ui.timer = setTimeout(refresh, 5000);  // the network, not a refusal: retry
+  }
 }
 
+// Poll while others decide; while it is our move, slowly (the server counts a seat whose page asks as
+// connected, and never evicts its table).
 function schedule(s) {
   clearTimeout(ui.timer);
-  if (!s.result && s.actor !== ui.seat) ui.timer = setTimeout(refresh, Math.max(80, s.pace_ms / 2));
+  if (s.result) return;
+  const mine = s.seat !== null && s.actor === s.seat;
+  ui.timer = setTimeout(refresh, mine ? 20000 : Math.max(150, s.pace_ms / 2));
 }
 
 async function act(action) {
+  if (ui.busy) return;
   showError(null);
+  ui.busy = true;
   try {
-    const s = await api("POST", `/api/games/${ui.gameId}/actions`, { seat: ui.seat, action });
+    const s = await api("POST", `/api/games/${ui.gameId}/actions?log_from=${ui.log.length}`, { action }, ui.token);
     render(s);
     schedule(s);
-  } catch (err) { showError(err); }
+  } catch (err) { showError(err); } finally { ui.busy = false; }
 }
 
 async function saveRecord() {
@@ -237,21 +347,48 @@ async function saveRecord() {
   el("a", { href: url, download: `${data.game}-game.json` }).click();
 }
 
+async function replayThis() {
+  try {
+    const data = await api("GET", `/api/games/${ui.gameId}/record`);
+    ui.lastRecord = data;
+    openReplay(data);
+  } catch (err) { showError(err); }
+}
+
+async function deleteTable() {
+  const mine = saved(ui.gameId);
+  try {
+    await api("DELETE", `/api/games/${ui.gameId}`, undefined, mine.creator);
+    localStorage.removeItem("dragonstones.table." + ui.gameId);
+    location.hash = "#/";
+  } catch (err) { showError(err); }
+}
+
+async function readDeck() {
+  const choice = $("#deck").value;
+  if (!choice) return undefined;
+  if (choice !== "__file") return choice;  // a deck of the server's deck folder, by name
+  const file = $("#deck-file").files[0];
+  if (!file) throw new Error("choose a deck file (YAML, TOML or JSON)");
+  const format = { yml: "yaml", yaml: "yaml", toml: "toml", json: "json" }[file.name.split(".").pop().toLowerCase()];
+  if (!format) throw new Error("a deck file ends in .yaml, .yml, .toml or .json");
+  return { format, text: await file.text() };
+}
+
 async function start() {
   showError(null);
-  const game = $("#game").value, n = +$("#players").value, me = +$("#my-seat").value;
+  const name = $("#game").value, n = +$("#players").value, me = $("#my-seat").value === "" ? -1 : +$("#my-seat").value;
   const seats = [...Array(n).keys()].map((i) => (i === me ? "human" : $(`#policy-${i}`).value));
-  const characters = $("#characters-label").hidden ? "" : $("#characters").value.trim();
+  const names = [...Array(n).keys()].map((i) => (i === me && $("#my-name").value.trim() ? $("#my-name").value.trim() : null));
   try {
-    // ?seed=N in the page's address replays the same deal (reproducible tables, the browser test)
+    const characters = game(name).options.includes("characters") ? await readDeck() : undefined;
+    // ?seed=N in the page's address replays the same deal (reproducible tables; announced at the table)
     const seed = new URLSearchParams(location.search).get("seed");
-    const { id } = await api("POST", "/api/games", { game, players: n, seats, pace_ms: +$("#pace").value,
-                                                     insight: $("#insight").checked, seed: seed === null ? undefined : +seed,
-                                                     characters: characters || undefined });
-    Object.assign(ui, { gameId: id, seat: me, replayId: null });
-    $("#replay-bar").hidden = true;
-    $("#setup").hidden = true;
-    refresh();
+    const made = await api("POST", "/api/games", { game: name, players: n, seats, names, pace_ms: +$("#pace").value,
+      insight: me < 0 && $("#insight").checked, seed: seed === null ? undefined : +seed, characters });
+    localStorage.setItem("dragonstones.table." + made.id, JSON.stringify({ creator: made.creator, tokens: made.tokens }));
+    if (me < 0) ui.insight = $("#insight").checked;
+    location.hash = `#/game/${made.id}` + (me >= 0 ? `?token=${made.tokens[me]}` : "");
   } catch (err) { showError(err); }
 }
 
@@ -260,18 +397,18 @@ async function openReplay(body) {
   showError(null);
   try {
     const r = await api("POST", "/api/replays", body);
-    Object.assign(ui, { replayId: r.id, replay: r, gameId: null, seat: 0 });
-    clearTimeout(ui.timer);
-    $("#replay-bar").hidden = false;
-    $("#setup").hidden = true;
-    $("#step-slider").max = r.steps;
-    $("#step-slider").value = 0;
-    fill($("#view-select"), el("option", { value: "all" }, "whole table"),
-      ...r.seats.map((s, i) => el("option", { value: i }, `player_${i}'s view`)));
-    $("#view-select").value = "0";
-    fill($("#turn-select"), Object.entries(r.turns).map(([t, step]) => el("option", { value: step }, t)));
-    showStep(0);
+    ui.replay = r;
+    location.hash = `#/replay/${r.id}`;
   } catch (err) { showError(err); }
+}
+
+function showReplayBar(r) {
+  $("#replay-bar").hidden = false;
+  $("#step-slider").max = r.steps;
+  fill($("#view-select"), el("option", { value: "all" }, "whole table"),
+    ...r.seats.map((s, i) => el("option", { value: i }, `${r.names[i]}'s view`)));
+  $("#view-select").value = "0";
+  fill($("#turn-select"), Object.entries(r.turns).map(([t, step]) => el("option", { value: step }, t)));
 }
 
 async function showStep(step) {
@@ -284,6 +421,7 @@ async function showStep(step) {
     $("#step-label").textContent = `decision ${step} / ${ui.replay.steps}`;
     const turn = [...$("#turn-select").options].filter((o) => +o.value <= step).pop();  // the turn shown
     if (turn) $("#turn-select").value = turn.value;
+    ui.log = [];
     render(s);
   } catch (err) { showError(err); }
 }
@@ -298,47 +436,85 @@ async function loadReplayFromInputs() {
   openReplay(body);
 }
 
-// ------------------------------------------------------------------ setup
+// ------------------------------------------------------------------ set-up
 function fillSetup() {
-  const g = ui.meta.games.find((x) => x.name === $("#game").value);
+  const g = game($("#game").value);
   const keepN = +$("#players").value;
   fill($("#players"), ...Array.from({ length: g.max_players - g.min_players + 1 }, (_, k) =>
     el("option", { value: g.min_players + k }, g.min_players + k)));
   $("#players").value = keepN >= g.min_players && keepN <= g.max_players ? keepN : g.default_players;
-  $("#characters-label").hidden = !g.options.includes("characters");
+  $("#deck-setup").hidden = !g.options.includes("characters");
+  fill($("#deck"), el("option", { value: "" }, "the box's cards"), ...ui.meta.decks.map((d) => el("option", { value: d }, `${d} (this server's deck)`)),
+    el("option", { value: "__file" }, "my deck file…"));
   fillSeats();
   fill($("#insight-policy"), el("option", { value: "" }, "the seat's own checkpoint"),
     ...ui.meta.games.flatMap((x) => x.policies).filter((v, i, a) => a.indexOf(v) === i).map((p) => el("option", { value: p }, p)));
 }
 
 function fillSeats() {
-  const g = ui.meta.games.find((x) => x.name === $("#game").value);
-  const n = +$("#players").value, me = Math.min(+$("#my-seat").value || 0, n - 1);
-  fill($("#my-seat"), ...[...Array(n).keys()].map((i) => el("option", { value: i }, `player_${i}`)));
-  $("#my-seat").value = me;
+  const g = game($("#game").value);
+  const n = +$("#players").value;
+  const was = $("#my-seat").options.length ? $("#my-seat").value : "0";
+  fill($("#my-seat"), ...[...Array(n).keys()].map((i) => el("option", { value: i }, `player_${i}`)), el("option", { value: "" }, "none: I watch"));
+  $("#my-seat").value = was === "" ? "" : String(Math.min(+was || 0, n - 1));
+  const me = $("#my-seat").value === "" ? -1 : +$("#my-seat").value;
   fill($("#seat-policies"), ...[...Array(n).keys()].map((i) => i === me
-    ? el("div", {}, `player_${i}: you`)
-    : el("label", {}, `player_${i} `, el("select", { id: `policy-${i}` },
-        g.policies.map((p) => el("option", { value: p }, p)), el("option", { value: "__folder" }, "checkpoint folder…")))));
-  for (const sel of document.querySelectorAll("#seat-policies select")) {
-    sel.value = g.default_opponent;
-    sel.addEventListener("change", () => {
-      if (sel.value !== "__folder") return;
-      const path = prompt("Checkpoint folder (card.json + policy.npz) on the server's disk:");
-      if (path) { sel.append(el("option", { value: path }, path)); sel.value = path; } else sel.value = g.default_opponent;
-    });
-  }
+    ? el("div", { class: "seat-choice" }, `player_${i}: you`)
+    : el("label", { class: "seat-choice" }, `player_${i} `, el("select", { id: `policy-${i}` },
+        el("option", { value: "human" }, "a person (invite link)"), g.policies.map((p) => el("option", { value: p }, p))))));
+  for (const sel of document.querySelectorAll("#seat-policies select")) sel.value = g.default_opponent;
+  $("#insight-label").hidden = me >= 0;
 }
 
 function setMode(mode) {
-  ui.mode = mode;
   $("#tab-play").classList.toggle("active", mode === "play");
   $("#tab-replay").classList.toggle("active", mode === "replay");
   $("#play-setup").hidden = mode !== "play";
   $("#replay-setup").hidden = mode !== "replay";
-  $("#setup").hidden = false;
-  $("#board").hidden = true;  // the setup replaces the table until a game or replay opens
+}
+
+// ------------------------------------------------------------------ addresses
+function parseHash() {
+  const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
+  const parts = path.split("/");
+  const params = new URLSearchParams(query || "");
+  if (parts[0] === "game" && parts[1]) return { kind: "game", id: parts[1], token: params.get("token") };
+  if (parts[0] === "replay" && parts[1]) return { kind: "replay", id: parts[1] };
+  return { kind: "setup", mode: parts[0] === "replays" ? "replay" : "play" };
+}
+
+async function route() {
   clearTimeout(ui.timer);
+  showError(null);
+  const r = parseHash();
+  ui.log = [];
+  fill($("#log"));
+  $("#controls").dataset.game = "";
+  if (r.kind === "game") {
+    Object.assign(ui, { gameId: r.id, token: r.token, replayId: null });
+    $("#replay-bar").hidden = true;
+    setMode("play");
+    await refresh();
+    return;
+  }
+  Object.assign(ui, { gameId: null, token: null });
+  if (r.kind === "replay") {
+    ui.replayId = r.id;
+    try {
+      if (!ui.replay || ui.replay.id !== r.id) {
+        const s = await api("GET", `/api/replays/${r.id}?step=0&seat=0`);
+        ui.replay = { id: r.id, steps: s.steps, seats: s.seats, names: s.names, turns: s.turns };
+      }
+      setMode("replay");
+      showReplayBar(ui.replay);
+      await showStep(0);
+    } catch (err) { showError(err); $("#setup").hidden = false; $("#board").hidden = true; setMode("replay"); }
+    return;
+  }
+  ui.replayId = null;
+  $("#setup").hidden = false;
+  $("#board").hidden = true;
+  setMode(r.mode);
 }
 
 async function init() {
@@ -348,13 +524,13 @@ async function init() {
   $("#game").addEventListener("change", fillSetup);
   $("#players").addEventListener("change", fillSeats);
   $("#my-seat").addEventListener("change", fillSeats);
+  $("#deck").addEventListener("change", () => { $("#deck-file-label").hidden = $("#deck").value !== "__file"; });
   const paceLabel = () => { $("#pace-label").textContent = `${$("#pace").value} ms per bot move`; };
   $("#pace").addEventListener("input", paceLabel);
-  $("#pace").addEventListener("change", () => { if (ui.gameId) api("POST", `/api/games/${ui.gameId}/pace`, { pace_ms: +$("#pace").value }); });
   paceLabel();
   $("#start").addEventListener("click", start);
-  $("#tab-play").addEventListener("click", () => setMode("play"));
-  $("#tab-replay").addEventListener("click", () => setMode("replay"));
+  $("#tab-play").addEventListener("click", () => { location.hash = "#/"; });
+  $("#tab-replay").addEventListener("click", () => { location.hash = "#/replays"; });
   $("#load-replay").addEventListener("click", loadReplayFromInputs);
   $("#replay-last").addEventListener("click", () => openReplay(ui.lastRecord));
   $("#step-first").addEventListener("click", () => showStep(0));
@@ -370,6 +546,8 @@ async function init() {
     if (e.key === "ArrowRight") showStep(+$("#step-slider").value + 1);
     if (e.key === "ArrowLeft") showStep(+$("#step-slider").value - 1);
   });
+  window.addEventListener("hashchange", route);
+  await route();
 }
 
 init().catch(showError);

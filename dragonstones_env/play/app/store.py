@@ -1,0 +1,297 @@
+"""The tables and replays a server holds (issue #29).
+
+**Tables** live in a SQLite file (the standard library's ``sqlite3``; ``dragonstones serve --store
+PATH``, a temporary file by default): one row per table (its setup, the hashes of its tokens) and
+its engine record, event by event, appended at every request that moved the game. A restarted
+server resumes every unfinished table from its stored record through the engine's verified replay
+(:meth:`LiveGame.resume`), with the same seat tokens. At most ``max_loaded`` tables are held in
+memory; one not used lately is unloaded (it stays in the file, and the next request loads it again).
+
+**Tokens.** Creating a table gives a secret token per human seat and one to its creator
+(``secrets.token_urlsafe``, 192 bits); only their SHA-256 hashes are kept, in memory and in the
+file. A request without a token is a spectator's; a seat's token acts for that seat alone; only
+the creator's deletes the table.
+
+**Expiry.** A finished table, or one of bots only, expires ``idle_seconds`` after its last
+request; an unfinished table with human seats ``human_idle_seconds`` after. A human seat that made
+a request within ``connected_seconds`` is connected: its table is never expired, unloaded or
+evicted. When ``max_tables`` are stored, a new table first evicts the least recently used finished
+or all-bot table; failing that it is refused (503).
+
+**Replays** are kept in memory only (the client has the file), the ``max_replays`` most recently
+used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .sessions import AppError, LiveGame, Replay, Sources
+
+MAX_TABLES = 1000  # stored
+MAX_LOADED = 128  # in memory
+MAX_REPLAYS = 64
+CONNECTED_SECONDS = 120.0  # the page polls at least every 20 s while a seat's tab is open
+IDLE_SECONDS = 3600.0  # finished or all-bot tables
+HUMAN_IDLE_SECONDS = 7 * 24 * 3600.0  # unfinished tables with human seats
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    setup TEXT NOT NULL,
+    creator TEXT NOT NULL,
+    tokens TEXT NOT NULL,
+    created REAL NOT NULL,
+    touched REAL NOT NULL,
+    over INTEGER NOT NULL,
+    humans INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    PRIMARY KEY (id, n)
+) WITHOUT ROWID;
+"""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+@dataclass
+class Table:
+    """One stored table: its game (loaded), the hashes of its tokens, when it was last used."""
+
+    id: str
+    game: LiveGame
+    creator: str
+    tokens: dict[int, str]
+    touched: float
+    seen: dict[int, float] = field(default_factory=dict)  # human seat -> its last request
+    saved: int = 0  # record events already in the file
+    saved_touch: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def seat_of(self, token: str | None) -> tuple[int | None, bool]:
+        """(the seat ``token`` holds or None, whether it is the creator's); a token of nothing here: 403."""
+        if token is None:
+            return None, False
+        digest = token_hash(token)
+        creator = hmac.compare_digest(digest, self.creator)
+        for seat, h in self.tokens.items():
+            if hmac.compare_digest(digest, h):
+                return seat, creator
+        if creator:
+            return None, True
+        raise AppError(403, "this token is none of this table's (a seat's token comes with the table's link)")
+
+    def connected(self, now: float) -> bool:
+        return any(now - t < CONNECTED_SECONDS for t in self.seen.values())
+
+
+class Tables:
+    """The live tables: in memory (at most ``max_loaded``) and in the SQLite file at ``path``."""
+
+    def __init__(self, path: str | Path | None, sources: Sources, *, max_tables: int = MAX_TABLES,
+                 max_loaded: int = MAX_LOADED, idle_seconds: float = IDLE_SECONDS,
+                 human_idle_seconds: float = HUMAN_IDLE_SECONDS, clock: Callable[[], float] = time.time):
+        if path is None:
+            handle, path = tempfile.mkstemp(prefix="dragonstones-tables-", suffix=".sqlite")
+            os.close(handle)
+        self.path = Path(path)
+        self.sources, self.clock = sources, clock
+        self.max_tables, self.max_loaded = max_tables, max_loaded
+        self.idle_seconds, self.human_idle_seconds = idle_seconds, human_idle_seconds
+        self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        # WAL and synchronous=NORMAL: a commit appends to the log without waiting for the disk; a
+        # crash of the server loses nothing committed (a power cut may lose the last commits).
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+        self._db_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self.items: OrderedDict[str, Table] = OrderedDict()  # loaded, least recently used first
+        self.resumed: list[str] = []
+        self.refused: dict[str, str] = {}
+        self._expire()
+        rows = self._query("SELECT id FROM tables WHERE over = 0 ORDER BY touched DESC LIMIT ?", (self.max_loaded,))
+        for (key,) in rows:
+            try:
+                self._load(key)
+                self.resumed.append(key)
+            except AppError as err:
+                self.refused[key] = err.message
+
+    # ---------------------------------------------------------------- the file
+    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._db_lock:
+            return self.db.execute(sql, args).fetchall()
+
+    def _write(self, statements: list[tuple[str, Any]]) -> None:
+        """Statements in one transaction: ``(sql, args)`` or ``(sql, [args, ...])`` for executemany."""
+        with self._db_lock:
+            self.db.execute("BEGIN")
+            try:
+                for sql, args in statements:
+                    if isinstance(args, list):
+                        self.db.executemany(sql, args)
+                    else:
+                        self.db.execute(sql, args)
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def _load(self, key: str) -> Table:
+        """A stored table made again from its record (the engine's verified replay)."""
+        rows = self._query("SELECT setup, creator, tokens, touched FROM tables WHERE id = ?", (key,))
+        if not rows:
+            raise AppError(404, f"unknown game id {key[:40]!r}")
+        setup, creator, tokens, touched = rows[0]
+        record = [json.loads(e) for (e,) in self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,))]
+        game = LiveGame.resume(json.loads(setup), record, self.sources)
+        table = Table(key, game, creator, {int(s): h for s, h in json.loads(tokens).items()}, touched,
+                      saved=len(record), saved_touch=touched)
+        with self._lock:
+            if key in self.items:  # another request loaded it meanwhile: one table, one lock
+                return self.items[key]
+            self.items[key] = table
+            self._unload_some()
+        return table
+
+    def _unload_some(self) -> None:
+        """Unload the least recently used tables beyond ``max_loaded``: never one with a connected human,
+        nor one a request is using or has just fetched (two copies of a table must not both play)."""
+        now = self.clock()
+        for key in list(self.items):
+            if len(self.items) <= self.max_loaded:
+                return
+            table = self.items[key]
+            if not table.connected(now) and not table.lock.locked() and now - table.touched > 10:
+                del self.items[key]
+
+    def _expire(self) -> None:
+        now = self.clock()
+        old = self._query("SELECT id FROM tables WHERE (touched < ? AND (over = 1 OR humans = 0)) OR touched < ?",
+                          (now - self.idle_seconds, now - self.human_idle_seconds))
+        keys = [k for (k,) in old if not (k in self.items and self.items[k].connected(now))]
+        if keys:
+            self._write([("DELETE FROM events WHERE id = ?", [(k,) for k in keys]),
+                         ("DELETE FROM tables WHERE id = ?", [(k,) for k in keys])])
+            with self._lock:
+                for k in keys:
+                    self.items.pop(k, None)
+
+    # ---------------------------------------------------------------- tables
+    def add(self, game: LiveGame) -> tuple[str, str, dict[int, str]]:
+        """Store a new table; returns its id, the creator's token and each human seat's token."""
+        self._expire()
+        count = self._query("SELECT COUNT(*) FROM tables")[0][0]
+        if count >= self.max_tables:
+            now = self.clock()
+            spare = [k for (k,) in self._query(
+                "SELECT id FROM tables WHERE over = 1 OR humans = 0 ORDER BY touched LIMIT 8")
+                if not (k in self.items and self.items[k].connected(now))]
+            if not spare:
+                raise AppError(503, f"this server holds {count} tables, each unfinished with human seats; "
+                                    "try again once some are finished")
+            self.remove(spare[0])
+        key = secrets.token_hex(8)
+        creator = secrets.token_urlsafe(24)
+        tokens = {seat: secrets.token_urlsafe(24) for seat in game.humans}
+        now = self.clock()
+        table = Table(key, game, token_hash(creator), {s: token_hash(t) for s, t in tokens.items()}, now)
+        self._write([("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      (key, json.dumps(game.setup()), table.creator, json.dumps(table.tokens), now, now,
+                       int(game.over), len(game.humans)))])
+        self.save(table)
+        with self._lock:
+            self.items[key] = table
+            self._unload_some()
+        return key, creator, tokens
+
+    def get(self, key: str) -> Table:
+        """The table ``key`` (loaded from the file if it is not in memory); a 404 if there is none."""
+        with self._lock:
+            table = self.items.get(key)
+            if table is not None:
+                self.items.move_to_end(key)
+                table.touched = self.clock()
+                return table
+        table = self._load(key)
+        table.touched = self.clock()
+        return table
+
+    def save(self, table: Table) -> None:
+        """Append the record's new events and the table's state to the file (call with the table's lock)."""
+        record = table.game.env.game.record
+        new = record[table.saved:]
+        if not new and table.touched - table.saved_touch < 60:
+            return
+        statements: list[tuple[str, Any]] = []
+        if new:
+            statements.append(("INSERT INTO events VALUES (?, ?, ?)",
+                               [(table.id, table.saved + i, json.dumps(ev)) for i, ev in enumerate(new)]))
+        statements.append(("UPDATE tables SET setup = ?, touched = ?, over = ? WHERE id = ?",
+                           (json.dumps(table.game.setup()), table.touched, int(table.game.over), table.id)))
+        self._write(statements)
+        table.saved, table.saved_touch = len(record), table.touched
+
+    def remove(self, key: str) -> None:
+        self._write([("DELETE FROM events WHERE id = ?", (key,)), ("DELETE FROM tables WHERE id = ?", (key,))])
+        with self._lock:
+            self.items.pop(key, None)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every stored table, without a secret: id, game, seats, whether it is over."""
+        rows = self._query("SELECT id, setup, over FROM tables ORDER BY created DESC LIMIT 200")
+        out = []
+        for key, setup, over in rows:
+            s = json.loads(setup)
+            table = self.items.get(key)
+            out.append({"id": key, "game": s["game"], "seats": s["seats"], "names": s["names"], "over": bool(over),
+                        "moves": None if table is None else table.game.moves})
+        return out
+
+    def close(self) -> None:
+        with self._db_lock:
+            self.db.close()
+
+
+class Replays:
+    """Replays by id, in memory, the ``size`` most recently used."""
+
+    def __init__(self, size: int = MAX_REPLAYS):
+        self.size = size
+        self.items: OrderedDict[str, tuple[Replay, threading.Lock]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, replay: Replay) -> str:
+        key = secrets.token_hex(8)
+        with self._lock:
+            self.items[key] = (replay, threading.Lock())
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return key
+
+    def get(self, key: str) -> tuple[Replay, threading.Lock]:
+        with self._lock:
+            if key not in self.items:
+                raise AppError(404, f"unknown replay id {key[:40]!r} (a replay is kept while it is used; open "
+                                    "its file again)")
+            self.items.move_to_end(key)
+            return self.items[key]
