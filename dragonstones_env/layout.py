@@ -95,14 +95,17 @@ def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact:
     for p in layout.values():
         block = flat[p.slice].reshape(p.shape)
         if p.onehot:
+            # whole rows at once (the search's rollouts decode an observation at every step)
             rows = block.reshape(-1, p.shape[-1])
-            picked = [(int(r.argmax()) if r.max() > 0.5 else None) for r in rows]
+            set_ = (rows.max(axis=1) > 0.5).tolist()
+            picked = [i if s else None for i, s in zip(rows.argmax(axis=1).tolist(), set_, strict=True)]
             if p.labels is not None:
                 picked = [None if i is None else p.labels[i] for i in picked]
             out[p.name] = picked[0] if len(p.shape) == 1 else picked
         elif p.labels is not None:
             if len(p.shape) == 1:
-                out[p.name] = {lab: _scalar(block[i], p, i) for i, lab in enumerate(p.labels)}
+                out[p.name] = {lab: _scalar(x, p, i) for i, (lab, x) in enumerate(zip(p.labels, block.tolist(),
+                                                                                      strict=True))}
             else:
                 out[p.name] = {lab: block[..., i] for i, lab in enumerate(p.labels)}
         else:

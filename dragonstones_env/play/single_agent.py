@@ -45,7 +45,7 @@ import numpy as np
 
 from dragonstones_env import games
 from dragonstones_env.core import same_game
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import decide, load_policy
 
 
 def _as_action(action: Any) -> Any:
@@ -226,7 +226,7 @@ class SingleAgentEnv(gym.Env):
         while not self._done() and aec.agent_selection != self._learner:
             agent = aec.agent_selection
             policy = self.seat_policies[aec.agent_name_mapping[agent]]
-            aec.step(policy.act(aec.observe(agent)))
+            aec.step(decide(policy, aec, agent))
 
     def _observe(self) -> dict[str, np.ndarray]:
         self._last_obs = self.aec.observe(self._learner)

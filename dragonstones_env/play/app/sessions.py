@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.core import ReplayError
-from dragonstones_env.policies import PolicyError, available, load_policy
+from dragonstones_env.policies import PolicyError, available, decide, load_policy
 
 from . import games
 from .games.common import insight
@@ -190,7 +190,7 @@ class LiveGame:
                 seen = insight(policy, self.env, agent)
                 if seen is not None:
                     self.insights = [*self.insights[-19:], {"seat": seat, "move": self.moves, **seen}]
-            self._step(int(policy.act(self.env.observe(agent))))
+            self._step(int(decide(policy, self.env, agent)))
             played += 1
         return played
 
@@ -296,7 +296,7 @@ def regenerate(body: dict[str, Any]) -> dict[str, Any]:
     env.reset(seed=seed)
     steps = 0
     while env.game.decision is not None:
-        env.step(int(policies[env.agent_name_mapping[env.agent_selection]].act(env.observe(env.agent_selection))))
+        env.step(int(decide(policies[env.agent_name_mapping[env.agent_selection]], env, env.agent_selection)))
         steps += 1
     winners = sorted({env.agent_name_mapping[a] for info in env.infos.values() for a in info.get("winners", [])})
     if "steps" in entry and (steps != entry["steps"] or winners != entry.get("winners", winners)):
