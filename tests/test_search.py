@@ -449,3 +449,11 @@ def test_resume_plays_an_engine_on_and_refuses_a_finished_or_foreign_one():
         twin.step(a)
     with pytest.raises(ValueError, match="resume takes an engine of a 3-player game"):
         FIST.raw_env(num_players=3).resume(e.game)
+
+
+def test_the_panel_takes_a_search_as_its_candidate():
+    from dragonstones_env.evaluation import panel
+
+    result = panel(FAST_DS, ["random"], [2], games=2, game="drachenschatten", ks=[1], copies=[])
+    mix = result["mixes"][0]
+    assert (mix["opponent"], mix["k"], mix["games"]) == ("random", 1, 2)

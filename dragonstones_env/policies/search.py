@@ -24,8 +24,9 @@ This is the multiple-observer form of ISMCTS, with the observation as each playe
 
 **Wide decisions.** A gold bid has up to a few hundred legal actions; a node considers them by
 progressive widening: first the rollout policy's choice there, then one more legal action drawn at
-random each time ``1 + widen * sqrt(visits)`` passes a whole number. So few simulations refine the
-rollout policy (a one-step improvement of it), and more simulations look further afield.
+random each time ``1 + widen * sqrt(visits)`` passes a whole number (at ``widen=0.5``: a second after
+4 visits, a third after 16, ...). So few simulations keep to the rollout policy's choice, and more
+simulations test more alternatives to it (a policy improvement of the rollout policy).
 
 The policy needs the game: whatever seats it calls ``observe_game(info)`` before ``act``
 (:func:`~.information.decide`; the arena, the Gymnasium env, the app and the trainers do). It uses
@@ -54,11 +55,11 @@ AUTO_HORIZON = 40  # decisions looked ahead when the rollout policy can judge a 
 class SearchOptions:
     """The options of a search, as a spec writes them: ``ismcts:simulations=400:rollout=random``."""
 
-    simulations: int = 100
+    simulations: int = 30  # about 0.5 s a decision on one core in both games (docs/results.md)
     rollout: str | None = None  # a policy spec; None: the game's own bot (GameSpec.default_bot)
     horizon: int | None = None  # None ("auto"): AUTO_HORIZON if the rollout policy has win_chance, else 0
-    c: float = 0.7  # UCB1's exploration constant (rewards span -1/(n-1) .. 1)
-    widen: float = 1.0  # progressive widening: a node considers 1 + widen * sqrt(visits) actions
+    c: float = 0.7  # UCB1's exploration constant, on mean rewards scaled to 0..1 at each node
+    widen: float = 0.5  # progressive widening: a node considers 1 + widen * sqrt(visits) actions
     hidden: str = "model"  # the others' sealed bids: "model" (the rollout policy) or "uniform"
     seed: int | None = None  # the search's seed when load_policy is given none
 
@@ -74,7 +75,7 @@ OPTION_HELP = {
     "rollout": "the policy that plays the simulations on (a policy spec, not ismcts; default: the game's bot)",
     "horizon": "decisions a simulation looks ahead before the rollout policy's win_chance judges it: "
                "an int >= 1, 0 (to the end of the game) or auto",
-    "c": "UCB1's exploration constant, a number >= 0",
+    "c": "UCB1's exploration constant (on each node's mean rewards scaled to 0..1), a number >= 0",
     "widen": "progressive widening, a number >= 0 (0: only the rollout policy's choice and the root's)",
     "hidden": "how the others' sealed bids are drawn: model (as the rollout policy would bid) or uniform",
     "seed": "the search's seed when none is given to load_policy, an int >= 0",
@@ -170,10 +171,15 @@ class _Node:
         for a in cands:
             if a not in self.visits:
                 return a, cands
+        # UCB1 on the candidates' mean rewards scaled to 0..1 between the worst and the best of them (as
+        # MuZero scales its values): a decision's rewards differ by hundredths where a whole game is at
+        # stake, and ``c`` should not need tuning to each game's scale.
+        means = [self.total[a] / self.visits[a] for a in cands]
+        low, span = min(means), max(means) - min(means)
         best, best_score = cands[0], -math.inf
-        for a in cands:
-            v = self.visits[a]
-            score = self.total[a] / v + c * math.sqrt(math.log(self.avail[a]) / v)
+        for a, mean in zip(cands, means, strict=True):
+            q = (mean - low) / span if span > 0 else 0.5
+            score = q + c * math.sqrt(math.log(self.avail[a]) / self.visits[a])
             if score > best_score:
                 best, best_score = a, score
         return best, cands
