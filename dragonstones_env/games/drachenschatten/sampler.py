@@ -8,8 +8,9 @@ cards still in a deck's stacks are known as a set and not in their order: they a
 into the same stacks, each keeping its height. The seat's own torch memory is kept (D4: the top
 card of a stack it saw stays that card until it leaves). Which stacks another player looked at,
 and what he saw, is hidden (the observation shows neither): in a determinization the others
-remember nothing. The copy's record is empty (the real one is omniscient: it names every viewed
-card and holds the seed) and its random generator new. ``game`` is never changed.
+remember nothing (nor, while another player uses a torch, which stacks it has shown him). The
+copy's record is empty (the real one is omniscient: it names every viewed card and holds the
+seed) and its random generator new. ``game`` is never changed.
 """
 
 from __future__ import annotations
@@ -51,4 +52,6 @@ def sample_state(game: DrachenSchattenGame, seat: int, rng: np.random.Generator,
             g._stacks[s], order = order[: height - len(top)] + top, order[height - len(top):]
         assert not order
     g._memories = [dict(known) if q == seat else {} for q in range(g.num_players)]
+    if g._view is not None and g.current_player != seat:  # another's torch: which stacks it saw is hidden too
+        g._view["seen"] = []
     return g
