@@ -133,6 +133,10 @@ class TurnBasedEnv(AECEnv):
         """Whether :meth:`describe_action` names the card of the current decision before the action."""
         return self.game.decision.kind not in ("bid", "tiebreak")
 
+    def _adopt(self, game: Any) -> None:
+        """Called when the env starts playing ``game`` (a new one or a resumed one): what the env keeps
+        about it beside the engine."""
+
     def _before_apply(self) -> Any:
         """Called before every applied action; what it returns is passed to :meth:`_after_apply`."""
         return None
@@ -160,7 +164,23 @@ class TurnBasedEnv(AECEnv):
             self._seeder = np.random.default_rng(game_seed)
         else:
             game_seed = int(self._seeder.integers(2**63))
-        self.game = self._new_game(game_seed)
+        self._start(self._new_game(game_seed))
+
+    def resume(self, game: Any) -> None:
+        """Seat the env at ``game``, an engine of this env's game and table size with a decision
+        pending (a copy, a replayed record, a determinization), instead of a new game: what
+        :meth:`reset` does once it has made its engine. The env plays ``game`` itself, not a copy.
+        The search policies play their simulations through this (:mod:`dragonstones_env.policies.search`)."""
+        players = getattr(game, "num_players", None)
+        if players != self.num_players or getattr(game, "decision", None) is None:
+            raise ValueError(f"resume takes an engine of a {self.num_players}-player game in progress, got a "
+                             f"{type(game).__name__} of {players} players, decision "
+                             f"{getattr(game, 'decision', None)!r}")
+        self._start(game)
+
+    def _start(self, game: Any) -> None:
+        self.game = game
+        self._adopt(game)
         self._observer = self._new_observer()
         self._done = False
         self._penalized: str | None = None
@@ -247,6 +267,21 @@ class TurnBasedEnv(AECEnv):
         if d is not None and d.card and self._card_prefix(int(action)):
             text = f"{d.card}: {text}"
         return text
+
+    def option(self, action: int) -> tuple:
+        """The engine option that ``action`` of the current agent stands for (the action must be legal)."""
+        why = self._why_illegal(action)
+        if why is not None:
+            raise ValueError(f"action {action!r} of {self.agent_selection}: {why}")
+        return self._decode(int(action), self.agent_name_mapping[self.agent_selection])
+
+    def outcome(self) -> list[float]:
+        """Each seat's final reward of the finished game (the game's zero-sum end; 0 for every seat when
+        it was truncated), without reward shaping."""
+        if self.game is None or self.game.decision is not None:
+            raise RuntimeError("outcome() needs a finished game")
+        rewards = self._final_rewards()
+        return [0.0] * self.num_players if rewards is None else list(rewards)
 
     def legal_actions(self) -> list[int]:
         """The legal action indices of the current decision."""

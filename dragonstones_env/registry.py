@@ -44,6 +44,13 @@ class GameSpec:
     figures: Callable[[Any], dict[str, Any]] = field(default=lambda game: {"turns": game.turn})
     stall: str = "n/a"
     gym_entry_point: str = GYM_ENTRY_POINT
+    # The determinization sampler of the search policies (docs/search.md), or None (the game cannot be
+    # searched): ``sample_state(engine, seat, rng, options, guess=None) -> engine``, a new engine at the
+    # same decision, consistent with everything ``seat`` has seen and drawn afresh in everything it has
+    # not (hidden orders, others' hidden choices, the future's randomness). ``options`` are the env's
+    # (an observation mode may hide more); ``guess(engine, rng) -> option``, if given, draws the hidden
+    # choice of the engine's current decision (another player's sealed bid), else uniformly.
+    sample_state: Callable[..., Any] | None = None
 
     @property
     def name(self) -> str:

@@ -21,7 +21,7 @@ pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 from dragonstones_env import raw_env
 from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
-from training.collector import LeagueCollector, decide
+from training.collector import LeagueCollector, act_grouped
 from training.envs import make_vec_env
 from training.league import FolderVersions, League, publish_latest
 
@@ -151,7 +151,7 @@ def test_the_masks_are_the_envs_own_and_every_opponent_kind_plays_legally(tmp_pa
     venv.close()
 
 
-def test_decide_batches_each_policy_once_and_keeps_the_order():
+def test_act_grouped_batches_each_policy_once_and_keeps_the_order():
     calls = []
 
     class Batched:
@@ -167,5 +167,5 @@ def test_decide_batches_each_policy_once_and_keeps_the_order():
     b, a = Batched(), Alone()
     pending = [(b, {"observation": np.array([k]), "action_mask": np.array([1])}) for k in (3, 4)]
     pending.insert(1, (a, {"observation": np.array([7]), "action_mask": np.array([1])}))
-    assert decide(pending) == [3, 107, 4]
+    assert act_grouped(pending) == [3, 107, 4]
     assert calls == [2, "alone"]

@@ -44,6 +44,7 @@ from threadpoolctl import threadpool_limits
 from dragonstones_env import games
 from dragonstones_env.play.single_agent import SingleAgentEnv
 from dragonstones_env.play.single_agent import make as make_table
+from dragonstones_env.policies import decide
 
 
 def _game_of(env_id: str) -> str:
@@ -54,7 +55,7 @@ def _game_of(env_id: str) -> str:
     raise ValueError(f"unknown Gymnasium id {env_id!r}; the games' ids are {[g.gym_id for g in games.all()]}")
 
 
-def decide(pending: Sequence[tuple[Any, dict[str, np.ndarray]]]) -> list[int]:
+def act_grouped(pending: Sequence[tuple[Any, dict[str, np.ndarray]]]) -> list[int]:
     """One action per ``(policy, observation)``: each policy's decisions in one call where it can."""
     groups: dict[int, list[int]] = {}
     for k, (policy, _) in enumerate(pending):
@@ -104,11 +105,17 @@ class LeagueCollector(VecEnv):
             if not due:
                 return
             started = time.perf_counter()
-            actions = decide([d for _, d in due])
+            batched, alone = [], []  # a search (observe_game) needs its table's game: it decides alone
+            for k, (policy, agent) in due:
+                (alone if callable(getattr(policy, "observe_game", None)) else batched).append((k, policy, agent))
+            pending = [(policy, self.tables[k].aec.observe(agent)) for k, policy, agent in batched]
+            actions = dict(zip([k for k, _, _ in batched], act_grouped(pending), strict=True))
+            for k, policy, agent in alone:
+                actions[k] = int(decide(policy, self.tables[k].aec, agent))
             self.timers["opponents_s"] += time.perf_counter() - started
             self.timers["opponent_decisions"] += len(due)
-            for (k, _), action in zip(due, actions, strict=True):
-                self.tables[k].play(action)
+            for k, _ in due:
+                self.tables[k].play(actions[k])
             waiting = [k for k, _ in due]
 
     def _observe(self, k: int) -> np.ndarray:

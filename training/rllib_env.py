@@ -50,7 +50,7 @@ import numpy as np
 
 from dragonstones_env import games
 from dragonstones_env.games import GameSpec
-from dragonstones_env.policies import zoo
+from dragonstones_env.policies import decide, zoo
 from training.league import League, PushedVersions
 
 try:  # RLlib is an optional extra: without it this module still imports (for the docs and tests)
@@ -209,5 +209,5 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
             policy = self.seat_policies[seat]
             if policy is None:
                 return
-            aec.step(int(policy.act(aec.observe(aec.agent_selection))))
+            aec.step(int(decide(policy, aec, aec.agent_selection)))
             self._collect()

@@ -1,6 +1,7 @@
 """Play whole games between policies: the building block of evaluations and tournaments.
 
-A policy is any object with ``act(observation) -> int`` (see :mod:`policies`).
+A policy is any object with ``act(observation) -> int`` (see :mod:`policies`); it is asked through
+:func:`dragonstones_env.policies.decide`, so that a search policy gets its seat's information state.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from dragonstones_env.policies import decide
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,13 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     totals = dict.fromkeys(e.possible_agents, 0.0)
     steps = 0
     for agent in e.agent_iter():
-        obs, reward, term, trunc, _ = e.last()
+        _, reward, term, trunc, _ = e.last(observe=False)  # decide() observes
         totals[agent] += reward
         if term or trunc:
             e.step(None)
             continue
-        action = policies[e.possible_agents.index(agent)].act(obs)
+        # decide: a search policy is handed the seat's information state before it acts
+        action = decide(policies[e.possible_agents.index(agent)], e, agent)
         if on_action is not None:
             on_action(agent, int(action))
         e.step(action)

@@ -45,7 +45,7 @@ import numpy as np
 
 from dragonstones_env import games
 from dragonstones_env.core import same_game
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import decide, load_policy
 
 
 def _as_action(action: Any) -> Any:
@@ -208,14 +208,14 @@ class SingleAgentEnv(gym.Env):
             raise RuntimeError("the episode is over: call reset()")
         self.aec.step(_as_action(action))
 
-    def due(self) -> tuple[Any, dict[str, np.ndarray]] | None:
-        """The opponent policy whose move it is and its observation; None when the learner is to
-        move or the episode is over."""
+    def due(self) -> tuple[Any, str] | None:
+        """The opponent policy whose move it is and its agent (``decide(policy, self.aec, agent)``
+        asks it); None when the learner is to move or the episode is over."""
         aec = self.aec
         if self._done() or aec.agent_selection == self._learner:
             return None
         agent = aec.agent_selection
-        return self.seat_policies[aec.agent_name_mapping[agent]], aec.observe(agent)
+        return self.seat_policies[aec.agent_name_mapping[agent]], agent
 
     def play(self, action: int) -> None:
         """The due opponent's move."""
@@ -260,8 +260,8 @@ class SingleAgentEnv(gym.Env):
 
     def _play_opponents(self) -> None:
         while (due := self.due()) is not None:
-            policy, observation = due
-            self.play(policy.act(observation))
+            policy, agent = due
+            self.play(decide(policy, self.aec, agent))
 
     def _observe(self) -> dict[str, np.ndarray]:
         self._last_obs = self.aec.observe(self._learner)

@@ -14,6 +14,7 @@ import numpy as np
 
 from dragonstones_env.registry import ByGame
 
+from . import search
 from .base import Policy, PolicyError, RandomPolicy
 from .bots import BOTS
 from .checkpoint import CARD_FILE, MODEL_FILE, POLICY_FILE, expected_layout, game_spaces, load_checkpoint, read_card
@@ -28,14 +29,26 @@ def shipped_dir() -> Path:
     installed = HERE / "shipped"
     return installed if installed.is_dir() else HERE.parents[1] / "policies"
 # Names other modules and older code import from here; the file format's names live in .checkpoint.
-__all__ = ["BUILTIN", "CARD_FILE", "MODEL_FILE", "POLICY_FILE", "ZOO", "Policy", "PolicyError", "RandomPolicy",
-           "available", "expected_layout", "game_spaces", "load_policy", "read_card", "shipped", "shipped_dir", "zoo"]
+__all__ = ["BUILTIN", "CARD_FILE", "MODEL_FILE", "POLICY_FILE", "WITH_OPTIONS", "ZOO", "Policy", "PolicyError",
+           "RandomPolicy", "available", "expected_layout", "game_spaces", "load_policy", "read_card", "shipped",
+           "shipped_dir", "zoo"]
 
 
 BUILTIN: dict[str, Callable[[int | None], Policy]] = {
     "random": lambda seed: RandomPolicy(seed),
     **BOTS,  # the rule-based bots (policies/bots): heuristic, ds-heuristic, the zoo
+    search.NAME: lambda seed: search.make(seed, None, _load_rollout),  # ismcts at its defaults
 }
+# Built-ins that take options in their spec, ``name:key=value:key=value`` (``ismcts:simulations=400``):
+# name -> factory(seed, the text after "name:", the whole spec).
+WITH_OPTIONS: dict[str, Callable[[int | None, str, str], Policy]] = {
+    search.NAME: lambda seed, text, spec: search.make(seed, text, _load_rollout, spec),
+}
+
+
+def _load_rollout(spec: str, seed: int) -> Policy:
+    """A search's rollout policy (checked by the search: never another search)."""
+    return load_policy(spec, seed=seed)
 
 
 # The zoo: rule-based bots of distinct styles, by game id, for panels that mix them (issue #10);
@@ -64,7 +77,8 @@ def available() -> list[str]:
 def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False) -> Policy:
     """A policy from a spec.
 
-    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``, a zoo bot), the name
+    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"ds-heuristic"``, a zoo bot, ``"ismcts"``),
+    a built-in with options (``"ismcts:simulations=400:rollout=random"``, docs/search.md), the name
     of a checkpoint shipped in ``policies/`` (see :func:`available`), the path of a
     checkpoint folder (``card.json`` + ``policy.npz``) or of a file in it, or a policy object
     (returned as is). ``seed`` seeds the policy's own sampling. A checkpoint is checked before
@@ -81,6 +95,9 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
     text = str(spec)
     if text in BUILTIN:
         return BUILTIN[text](seed)
+    name, sep, options = text.partition(":")
+    if sep and name in WITH_OPTIONS:
+        return WITH_OPTIONS[name](seed, options, text)
     if text in shipped():
         return load_checkpoint(shipped_dir() / text, text, seed, deterministic)
     try:

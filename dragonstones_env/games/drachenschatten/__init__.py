@@ -23,6 +23,7 @@ from .cards import (
 from .env import env, raw_env
 from .observation import decode
 from .rules import DEFAULT_MAX_STEPS, NUM_STACKS, DrachenSchattenGame, replay
+from .sampler import sample_state
 
 Game = DrachenSchattenGame  # the engine under the name every game's engine has
 
@@ -32,6 +33,7 @@ SPEC = register(GameSpec(
     action_table=actions.layout_table, observation_table=observation.layout_table,
     stall="n/a: DrachenSchatten has no auctions and cannot stall by passing (every turn must turn over a card "
           "of a finite deck); only object chains drag a game out, and the truncation rate counts those",
+    sample_state=sample_state,
 ))
 
 __all__ = [
@@ -52,4 +54,5 @@ __all__ = [
     "env",
     "raw_env",
     "replay",
+    "sample_state",
 ]

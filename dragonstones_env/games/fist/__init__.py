@@ -8,6 +8,7 @@
 | ``actions`` | the action families (the codec's table) |
 | ``observation`` | the observation layout, the observer, ``decode`` |
 | ``custom`` | custom characters as data or Python, the deck option (issue #16) |
+| ``sampler`` | determinizations: the game as one seat may imagine it (the search's sampler, F43) |
 | ``env`` | the PettingZoo env (``dragonstones_v1``) |
 
 The package ends by registering the game (``dragonstones_env.games.get("dragonstones")``).
@@ -22,6 +23,7 @@ from .custom import replay  # engine.replay, rebuilding a custom deck too (#16)
 from .engine import Game
 from .env import env, raw_env
 from .observation import decode
+from .sampler import sample_state
 
 
 def figures(game: Game) -> dict[str, Any]:
@@ -37,6 +39,7 @@ SPEC = register(GameSpec(
     action_table=actions.layout_table, observation_table=observation.layout_table,
     zoo=("value", "aggressor", "miser", "collector"), figures=figures,
     stall="share of auctions nobody wins (passed, cursed, or tied with no tie-break winner)",
+    sample_state=sample_state,
 ))
 
-__all__ = ["SPEC", "Game", "decode", "env", "figures", "raw_env", "replay"]
+__all__ = ["SPEC", "Game", "decode", "env", "figures", "raw_env", "replay", "sample_state"]

@@ -85,8 +85,10 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         self.deck = custom.make_deck(cfg["characters"], cfg["exclude"])
 
     def _new_game(self, seed: int) -> Game:
-        self._scores = [0] * self.num_players
         return Game(self.num_players, seed=seed, max_turns=self.options["max_turns"], deck=self.deck)
+
+    def _adopt(self, game: Game) -> None:
+        self._scores = [pl.score for pl in game.players]  # reward shaping pays score changes from here
 
     def _new_observer(self) -> Observer:
         return Observer(self.options["observation_mode"])

@@ -32,7 +32,7 @@ import numpy as np
 
 from dragonstones_env.bounds import BOUNDS
 from dragonstones_env.core import ReplayError
-from dragonstones_env.policies import PolicyError, available, load_policy
+from dragonstones_env.policies import PolicyError, available, decide, load_policy
 from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
 
 from . import games
@@ -451,7 +451,7 @@ class LiveGame:
                 seen = insight(policy, self.env, agent)
                 if seen is not None:
                     self.insights = [*self.insights[-19:], {"seat": seat, "move": self.moves, **seen}]
-            self._step(int(policy.act(self.env.observe(agent))))
+            self._step(int(decide(policy, self.env, agent)))
             played += 1
         return played
 
@@ -569,7 +569,7 @@ def regenerate(body: dict[str, Any], sources: Sources = LOCAL,
     env.reset(seed=seed)
     steps, deadline = 0, time.monotonic() + seconds
     while env.game.decision is not None:
-        env.step(int(policies[env.agent_name_mapping[env.agent_selection]].act(env.observe(env.agent_selection))))
+        env.step(int(decide(policies[env.agent_name_mapping[env.agent_selection]], env, env.agent_selection)))
         steps += 1
         if time.monotonic() > deadline:
             raise AppError(422, f"the game took longer than {seconds:g} s to play again (this server's limit) and "

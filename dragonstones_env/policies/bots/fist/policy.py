@@ -43,6 +43,14 @@ class HeuristicPolicy:
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.decide(read(decode(observation["observation"])), observation["action_mask"])
 
+    def win_chance(self, observation: dict[str, np.ndarray]) -> float:
+        """The chance that the viewer wins from here, as the bot judges the seats' positions
+        (:data:`.values.WIN_WEIGHTS`): what a search (``ismcts``) reads at its horizon."""
+        t = read(decode(observation["observation"]))
+        z = np.array([self.values.win_logit(s) for s in t.seats])
+        z = np.exp(z - z.max())
+        return float(z[0] / z.sum())
+
     def decide(self, t: Table, mask: np.ndarray) -> int:
         """The action for the table ``t`` (the read observation) and its action mask."""
         if t.decision == "bid":

@@ -1,0 +1,372 @@
+"""``ismcts``: information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012), every game.
+
+Each decision runs ``simulations`` simulations. One simulation:
+
+1. draws a *determinization*, a whole game consistent with what the seat knows, from the seat's
+   :class:`~.information.InformationState` (the game's own sampler, ``GameSpec.sample_state``:
+   hidden orders shuffled, other players' sealed bids drawn again, ...);
+2. descends the tree: at every decision, the player to act picks with UCB1 among the actions legal
+   *in this determinization*, with availability counts (an action's exploration term counts the
+   visits in which it was legal, not all visits of the node);
+3. expands one new node, then plays on with the rollout policy (one copy per seat) to the end of the
+   game, or for ``horizon`` decisions, where each seat's reward is the rollout policy's estimate
+   (its ``win_chance``);
+4. backs up every seat's own reward at that seat's own nodes: every player plays for himself.
+
+**Sealed bids and information sets.** A node is a player's *information set*: the key is the acting
+player and the observation the env gives him there. So each player decides with statistics of what
+he can tell apart, never with another's: at the bid of a player who bids after the searching seat,
+the node is the same whatever the seat sealed (his observation does not show it), and his choice is
+made on his own statistics, decoupled from the seat's hidden bid; the bids sealed before the seat's
+are redrawn in every determinization (``hidden``: as the rollout policy would bid them at that
+player's view of the determinization, or uniformly), so the seat's own node never sees them either.
+This is the multiple-observer form of ISMCTS, with the observation as each player's tree.
+
+**Wide decisions.** A gold bid has up to a few hundred legal actions; a node considers them by
+progressive widening: first the rollout policy's choice there, then one more legal action drawn at
+random each time ``1 + widen * sqrt(visits)`` passes a whole number (at ``widen=0.5``: a second after
+4 visits, a third after 16, ...). So few simulations keep to the rollout policy's choice, and more
+simulations test more alternatives to it (a policy improvement of the rollout policy).
+
+The policy needs the game: whatever seats it calls ``observe_game(info)`` before ``act``
+(:func:`~.information.decide`; the arena, the Gymnasium env, the app and the trainers do). It uses
+nothing its seat is not entitled to: it reads the game only through ``info.sample``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env.core import same_game
+
+from .base import PolicyError
+from .information import InformationState
+
+NAME = "ismcts"
+AUTO_HORIZON = 40  # decisions looked ahead when the rollout policy can judge a position (about a turn of bids)
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The options of a search, as a spec writes them: ``ismcts:simulations=400:rollout=random``."""
+
+    simulations: int = 30  # about 0.5 s a decision on one core in both games (docs/results.md)
+    rollout: str | None = None  # a policy spec; None: the game's own bot (GameSpec.default_bot)
+    horizon: int | None = None  # None ("auto"): AUTO_HORIZON if the rollout policy has win_chance, else 0
+    c: float = 0.7  # UCB1's exploration constant, on mean rewards scaled to 0..1 at each node
+    widen: float = 0.5  # progressive widening: a node considers 1 + widen * sqrt(visits) actions
+    hidden: str = "model"  # the others' sealed bids: "model" (the rollout policy) or "uniform"
+    seed: int | None = None  # the search's seed when load_policy is given none
+
+    def spec(self) -> str:
+        """The spec that loads these options (only those that differ from the defaults)."""
+        parts = [f"{f.name}={'auto' if v is None and f.name == 'horizon' else v}" for f in fields(self)
+                 if (v := getattr(self, f.name)) != f.default]
+        return ":".join([NAME, *parts])
+
+
+OPTION_HELP = {
+    "simulations": "simulations per decision, an int >= 1",
+    "rollout": "the policy that plays the simulations on (a policy spec, not ismcts; default: the game's bot)",
+    "horizon": "decisions a simulation looks ahead before the rollout policy's win_chance judges it: "
+               "an int >= 1, 0 (to the end of the game) or auto",
+    "c": "UCB1's exploration constant (on each node's mean rewards scaled to 0..1), a number >= 0",
+    "widen": "progressive widening, a number >= 0 (0: only the rollout policy's choice and the root's)",
+    "hidden": "how the others' sealed bids are drawn: model (as the rollout policy would bid) or uniform",
+    "seed": "the search's seed when none is given to load_policy, an int >= 0",
+}
+assert set(OPTION_HELP) == {f.name for f in fields(SearchOptions)}
+
+
+def _int(text: str, low: int) -> int:
+    value = int(text)
+    if value < low:
+        raise ValueError
+    return value
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError
+    return value
+
+
+def _rollout(text: str) -> str:
+    if not text or text.split(":", 1)[0] == NAME:
+        raise ValueError
+    return text
+
+
+def _horizon(text: str) -> int | None:
+    return None if text == "auto" else _int(text, 0)
+
+
+def _hidden(text: str) -> str:
+    if text not in ("model", "uniform"):
+        raise ValueError
+    return text
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "simulations": lambda t: _int(t, 1), "rollout": _rollout, "horizon": _horizon, "c": _number,
+    "widen": _number, "hidden": _hidden, "seed": lambda t: _int(t, 0),
+}
+
+
+def parse_options(spec: str, text: str) -> SearchOptions:
+    """The options of ``ismcts:key=value:key=value`` (``text`` is what follows ``ismcts:``); a
+    :class:`PolicyError` names a bad one and what is allowed."""
+    values: dict[str, Any] = {}
+    for item in text.split(":"):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise PolicyError(f"policy spec {spec!r}: {item!r} is not key=value; options are {_listing()}")
+        if key not in _PARSERS:
+            raise PolicyError(f"policy spec {spec!r}: unknown option {key!r}; options are {_listing()}")
+        if key in values:
+            raise PolicyError(f"policy spec {spec!r}: option {key!r} is given twice")
+        try:
+            values[key] = _PARSERS[key](value)
+        except ValueError:
+            raise PolicyError(f"policy spec {spec!r}: {key}={value!r} is not allowed; {key} is "
+                              f"{OPTION_HELP[key]}") from None
+    return replace(SearchOptions(), **values)
+
+
+def _listing() -> str:
+    return "; ".join(f"{k} ({v})" for k, v in OPTION_HELP.items())
+
+
+class _Node:
+    """One player's statistics at one of his information sets."""
+
+    __slots__ = ("avail", "n", "order", "seen", "total", "visits")
+
+    def __init__(self, first: int):
+        self.order = [first]  # the actions in the order they become candidates (progressive widening)
+        self.seen = {first}
+        self.visits: dict[int, int] = {}
+        self.total: dict[int, float] = {}
+        self.avail: dict[int, int] = {}  # visits in which the action was a candidate (legal)
+        self.n = 0
+
+    def select(self, legal: list[int], c: float, widen: float, rng: np.random.Generator) -> tuple[int, list[int]]:
+        """The action to play and the candidates it was chosen among (legal in this determinization)."""
+        width = 1 + int(widen * math.sqrt(self.n))
+        legal_set = set(legal)
+        cands = [a for a in self.order if a in legal_set][:width]
+        if len(cands) < width:  # widen: legal actions not yet considered, in a random order
+            fresh = [a for a in legal if a not in self.seen]
+            while len(cands) < width and fresh:
+                a = fresh.pop(int(rng.integers(len(fresh))))
+                self.order.append(a)
+                self.seen.add(a)
+                cands.append(a)
+        for a in cands:
+            if a not in self.visits:
+                return a, cands
+        # UCB1 on the candidates' mean rewards scaled to 0..1 between the worst and the best of them (as
+        # MuZero scales its values): a decision's rewards differ by hundredths where a whole game is at
+        # stake, and ``c`` should not need tuning to each game's scale.
+        means = [self.total[a] / self.visits[a] for a in cands]
+        low, span = min(means), max(means) - min(means)
+        best, best_score = cands[0], -math.inf
+        for a, mean in zip(cands, means, strict=True):
+            q = (mean - low) / span if span > 0 else 0.5
+            score = q + c * math.sqrt(math.log(self.avail[a]) / self.visits[a])
+            if score > best_score:
+                best, best_score = a, score
+        return best, cands
+
+    def update(self, action: int, cands: list[int], reward: float) -> None:
+        self.n += 1
+        self.visits[action] = self.visits.get(action, 0) + 1
+        self.total[action] = self.total.get(action, 0.0) + reward
+        for a in cands:
+            self.avail[a] = self.avail.get(a, 0) + 1
+
+    def best(self) -> int:
+        """The most visited action (ties: the better mean, then the earlier candidate)."""
+        return max(self.visits, key=lambda a: (self.visits[a], self.total[a] / self.visits[a], -self.order.index(a)))
+
+
+class SearchPolicy:
+    """Information-set MCTS at one seat (see the module's docstring); ``load_policy("ismcts:...")``.
+
+    ``load(spec, seed)`` loads the rollout policies (the registry's ``load_policy``).
+    """
+
+    def __init__(self, options: SearchOptions, load: Callable[[str, int], Any], seed: int | None = None,
+                 spec: str | None = None):
+        self.options = options
+        self.spec = options.spec() if spec is None else spec  # as the user wrote it, for error messages
+        self._load = load
+        self.seed = options.seed if seed is None else seed
+        self.rng = np.random.default_rng(self.seed)
+        self.game: str | None = None  # plays any game with a sampler, unless its rollout policy plays one
+        self._deck: Any = None
+        self._info: InformationState | None = None
+        self._table: tuple | None = None  # (game id, players, options) the rollout copies and simulator are for
+        self._bots: list[Any] = []
+        self._sim: Any = None
+        self._horizon = 0
+        self.simulated = 0  # decisions simulated in all (for measurements)
+        if options.rollout is not None:
+            try:  # a bad rollout spec fails here, at load time
+                probe = load(options.rollout, 0)
+            except PolicyError as err:
+                raise PolicyError(f"policy spec {self.spec!r}: rollout={options.rollout!r}: {err}") from None
+            self.game = getattr(probe, "game", None)
+            self._check_rollout(probe, options.rollout)
+            self._check_horizon(probe, options.rollout)
+
+    def __repr__(self) -> str:
+        return f"SearchPolicy({self.spec!r}, seed={self.seed})"
+
+    # ------------------------------------------------------------------ the policy protocol
+    def reset(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._table = None  # the rollout copies are made again from the new seed
+
+    def use_deck(self, deck: Any) -> None:
+        """A custom deck (issue #16): told to the rollout copies that value one."""
+        self._deck = deck
+        for bot in self._bots:
+            if callable(getattr(bot, "use_deck", None)):
+                bot.use_deck(deck)
+
+    def observe_game(self, info: InformationState) -> None:
+        """The seat's information state for the next :meth:`act` (:func:`~.information.decide`)."""
+        if self.game is not None and not same_game(self.game, info.spec.name):
+            raise PolicyError(f"{self!r} plays {self.game} (its rollout policy's game), not {info.spec.name}")
+        self._info = info
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        info, self._info = self._info, None  # one information state per decision
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) == 0:
+            raise ValueError("no legal action in this observation's action_mask")
+        if info is None:
+            raise RuntimeError(f"{NAME} needs the game, not only the observation: seat it at a table that hands it "
+                               "the seat's information state (dragonstones_env.policies.decide: the arena, the "
+                               "Gymnasium env, the app and the evaluation do)")
+        if len(legal) == 1:
+            return int(legal[0])
+        return self.search(info, observation)
+
+    # ------------------------------------------------------------------ the search
+    def search(self, info: InformationState, observation: dict[str, np.ndarray]) -> int:
+        """The most visited root action after ``simulations`` simulations."""
+        self._prepare(info)
+        sim, bots, o = self._sim, self._bots, self.options
+        guess = self._guess if o.hidden == "model" else None
+        root_key = (info.seat, observation["observation"].tobytes())
+        nodes: dict[tuple[int, bytes], _Node] = {}
+        for _ in range(o.simulations):
+            sim.resume(info.sample(self.rng, guess))
+            path: list[tuple[int, _Node, int, list[int]]] = []
+            steps, expanded, obs = 0, False, None
+            while sim.game.decision is not None and (self._horizon == 0 or steps < self._horizon):
+                agent = sim.agent_selection
+                p = sim.agent_name_mapping[agent]
+                obs = sim.observe(agent)
+                legal = np.flatnonzero(obs["action_mask"]).tolist()
+                if steps == 0 and (p, obs["observation"].tobytes()) != root_key:
+                    raise RuntimeError(f"a determinization of {info!r} does not show the seat its own view: "
+                                       "the game's sampler is wrong, or the information state is stale")
+                if len(legal) == 1:  # nothing to choose: no node
+                    sim.step(legal[0])
+                    steps += 1
+                    obs = None
+                    continue
+                key = (p, obs["observation"].tobytes())
+                node = nodes.get(key)
+                if node is None:
+                    if expanded:
+                        break  # one new node per simulation; the rollout goes on from here
+                    node = nodes[key] = _Node(int(bots[p].act(obs)))
+                    expanded = True
+                action, cands = node.select(legal, o.c, o.widen, self.rng)
+                path.append((p, node, action, cands))
+                sim.step(action)
+                steps += 1
+                obs = None
+            rewards = self._rollout(steps, obs)
+            for p, node, action, cands in path:
+                node.update(action, cands, rewards[p])
+        return nodes[root_key].best()
+
+    def _rollout(self, steps: int, obs: dict[str, np.ndarray] | None) -> list[float]:
+        """Play on with the rollout copies; each seat's reward at the end, or estimated at the horizon."""
+        sim, bots, horizon = self._sim, self._bots, self._horizon
+        while sim.game.decision is not None and (horizon == 0 or steps < horizon):
+            agent = sim.agent_selection
+            if obs is None:
+                obs = sim.observe(agent)
+            sim.step(int(bots[sim.agent_name_mapping[agent]].act(obs)))
+            steps += 1
+            obs = None
+        self.simulated += steps
+        if sim.game.decision is None:
+            return sim.outcome()
+        return self._estimate()
+
+    def _estimate(self) -> list[float]:
+        """Each seat's expected reward at the horizon: win chances (each seat's rollout copy judging its
+        own view), normalised, as the zero-sum end pays them (+1 to the winner, -1/(n-1) to the others)."""
+        sim = self._sim
+        n = sim.num_players
+        chances = np.array([self._bots[p].win_chance(sim.observe(a)) for p, a in enumerate(sim.possible_agents)])
+        total = chances.sum()
+        share = chances / total if total > 0 else np.full(n, 1.0 / n)
+        return list((n * share - 1.0) / (n - 1))
+
+    def _guess(self, game: Any, rng: np.random.Generator) -> tuple:
+        """A hidden choice (another player's sealed bid) as the rollout policy would make it from that
+        player's view of the determinization being drawn (``hidden=model``)."""
+        sim = self._sim
+        sim.resume(game)
+        agent = sim.agent_selection
+        return sim.option(int(self._bots[sim.agent_name_mapping[agent]].act(sim.observe(agent))))
+
+    def _prepare(self, info: InformationState) -> None:
+        """The simulator and one rollout copy per seat, for this game, table size and options."""
+        table = (info.spec.id, info.num_players, tuple(sorted((k, repr(v)) for k, v in info.options.items())))
+        if table == self._table:
+            return
+        spec = self.options.rollout or info.spec.default_bot
+        self._bots = [self._load(spec, int(s)) for s in self.rng.integers(2**31, size=info.num_players)]
+        for bot in self._bots:
+            self._check_rollout(bot, spec)
+            if self._deck is not None and callable(getattr(bot, "use_deck", None)):
+                bot.use_deck(self._deck)
+        self._check_horizon(self._bots[0], spec)
+        horizon = self.options.horizon
+        if horizon is None:
+            horizon = AUTO_HORIZON if callable(getattr(self._bots[0], "win_chance", None)) else 0
+        self._horizon = horizon
+        self._sim = info.simulator()
+        self._table = table
+
+    def _check_horizon(self, policy: Any, spec: str) -> None:
+        if self.options.horizon and not callable(getattr(policy, "win_chance", None)):
+            raise PolicyError(f"policy spec {self.spec!r}: the rollout policy {spec!r} has no win_chance to judge a "
+                              "position at the horizon: use horizon=0 (to the end of the game) or auto")
+
+    def _check_rollout(self, policy: Any, spec: str) -> None:
+        if isinstance(policy, SearchPolicy):
+            raise PolicyError(f"policy spec {self.spec!r}: rollout={spec!r}: a search cannot be the rollout policy "
+                              "of a search")
+
+
+def make(seed: int | None, options_text: str | None, load: Callable[[str, int], Any], spec: str = NAME) -> SearchPolicy:
+    """The registry's factory: ``ismcts`` or ``ismcts:key=value:...``."""
+    options = SearchOptions() if options_text is None else parse_options(spec, options_text)
+    return SearchPolicy(options, load, seed, spec)
