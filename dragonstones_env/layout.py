@@ -89,28 +89,44 @@ class _Step:
     exact: tuple[bool, ...] = ()  # per label, for "labels"
 
 
-_PLANS: dict[int, tuple[dict[str, Piece], tuple[_Step, ...]]] = {}
+@dataclass(frozen=True)
+class _Plan:
+    """The steps of a layout, and where the pieces read as Python floats lie in one gathered list."""
+
+    steps: tuple[_Step, ...]
+    scalar_index: np.ndarray  # the flat indices of the one-hot and labelled pieces, in step order
+    offsets: tuple[int, ...]  # per step, where its values start in the gathered list (-1: none)
 
 
-def _plan(layout: dict[str, Piece]) -> tuple[_Step, ...]:
-    """The decoding steps of a layout, cached by identity (layouts are module constants; the cache
+_PLANS: dict[int, tuple[dict[str, Piece], _Plan]] = {}
+
+
+def _plan(layout: dict[str, Piece]) -> _Plan:
+    """The decoding plan of a layout, cached by identity (layouts are module constants; the cache
     keeps each one alive, so its id is never reused)."""
     cached = _PLANS.get(id(layout))
     if cached is not None and cached[0] is layout:
         return cached[1]
-    steps = []
+    steps, index, offsets = [], [], []
     for p in layout.values():
         if p.onehot:
-            steps.append(_Step(p.name, "onehot", p.slice, p.shape, p.labels))
+            step = _Step(p.name, "onehot", p.slice, p.shape, p.labels)
         elif p.labels is not None and len(p.shape) == 1:
             exact = tuple(p.exact if isinstance(p.exact, bool) else p.exact[i] for i in range(len(p.labels)))
-            steps.append(_Step(p.name, "labels", p.slice, p.shape, p.labels, exact))
+            step = _Step(p.name, "labels", p.slice, p.shape, p.labels, exact)
         elif p.labels is not None:
-            steps.append(_Step(p.name, "label_rows", p.slice, p.shape, p.labels))
+            step = _Step(p.name, "label_rows", p.slice, p.shape, p.labels)
         else:
-            steps.append(_Step(p.name, "counts", p.slice, p.shape, None))
-    _PLANS[id(layout)] = (layout, tuple(steps))
-    return tuple(steps)
+            step = _Step(p.name, "counts", p.slice, p.shape, None)
+        if step.kind in ("onehot", "labels"):
+            offsets.append(len(index))
+            index.extend(range(p.slice.start, p.slice.stop))
+        else:
+            offsets.append(-1)
+        steps.append(step)
+    plan = _Plan(tuple(steps), np.array(index, np.intp), tuple(offsets))
+    _PLANS[id(layout)] = (layout, plan)
+    return plan
 
 
 def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact: np.ndarray) -> dict[str, Any]:
@@ -124,27 +140,32 @@ def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact:
 
     ``scales`` and ``exact`` are :func:`scale_vector` and :func:`exact_vector` of the layout
     (computed once by the caller). Every bot reads its observation through this, so the work per
-    piece is planned once per layout (:func:`_plan`) and done with whole-array operations.
+    piece is planned once per layout (:func:`_plan`): the one-hot and labelled pieces are read as
+    Python floats gathered in one call, the rest as views of one array.
     """
     flat = np.asarray(obs, np.float64) * scales
     flat = np.where(exact, np.rint(flat), flat)
-    values = flat.tolist()  # one-hot and labelled scalars are read as Python floats: far cheaper per item
+    plan = _plan(layout)
+    values = flat[plan.scalar_index].tolist()
     out: dict[str, Any] = {}
-    for step in _plan(layout):
+    for step, at in zip(plan.steps, plan.offsets, strict=True):
         if step.kind == "onehot":
             width = step.shape[-1]
-            row_values = values[step.slice]
-            picked = []
-            for start in range(0, len(row_values), width):
-                row = row_values[start:start + width]
+            if len(step.shape) == 1:
+                row = values[at : at + width]
                 top = max(row)
-                picked.append(row.index(top) if top > 0.5 else None)  # the first maximum, as argmax
+                picked = [row.index(top) if top > 0.5 else None]  # the first maximum, as argmax
+            else:  # many rows: whole-array maxima and argmaxes
+                rows = flat[step.slice].reshape(-1, width)
+                hot = (rows.max(axis=1) > 0.5).tolist()
+                picked = [i if on else None for i, on in zip(rows.argmax(axis=1).tolist(), hot, strict=True)]
             if step.labels is not None:
                 picked = [None if i is None else step.labels[i] for i in picked]
             out[step.name] = picked[0] if len(step.shape) == 1 else picked
         elif step.kind == "labels":
             out[step.name] = {lab: (int(x) if ex else x)
-                              for lab, x, ex in zip(step.labels, values[step.slice], step.exact, strict=True)}
+                              for lab, x, ex in zip(step.labels, values[at : at + len(step.labels)], step.exact,
+                                                    strict=True)}
         elif step.kind == "label_rows":
             block = flat[step.slice].reshape(step.shape)
             out[step.name] = {lab: block[..., i] for i, lab in enumerate(step.labels)}
