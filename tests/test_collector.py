@@ -9,38 +9,22 @@ and the tests with the rule bots and random check legality and bookkeeping inste
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
+from tests.checkpoints import write_checkpoint
 from tests.extras import TRAIN, TRAIN_MODULE
 
 pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 
-from dragonstones_env import raw_env
 from dragonstones_env.policies import load_policy
-from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
 from training.collector import LeagueCollector, act_grouped
 from training.envs import make_vec_env
 from training.league import FolderVersions, League, publish_latest
 
-OBS, ACTIONS = raw_env.OBS_SIZE, raw_env.NUM_ACTIONS
-
-
-def actor(seed: int, hidden: int = 16) -> list[tuple[np.ndarray, np.ndarray]]:
-    rng = np.random.default_rng(seed)
-    return [(rng.normal(size=(OBS, hidden)).astype(np.float32), np.zeros(hidden, np.float32)),
-            (rng.normal(size=(hidden, ACTIONS)).astype(np.float32), np.zeros(ACTIONS, np.float32))]
-
 
 def checkpoint(folder, seed: int) -> str:
-    """A checkpoint folder of random weights (a card and policy.npz: what the league loads)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    CheckpointPolicy(actor(seed)).save_npz(folder / "policy.npz")
-    card = {"algorithm": "test", "env": "dragonstones_v1", "layout": expected_layout("dragonstones_v1"), "steps": seed}
-    (folder / "card.json").write_text(json.dumps(card))
-    return str(folder)
+    return str(write_checkpoint(folder, seed))
 
 
 class DeterministicFolders(FolderVersions):

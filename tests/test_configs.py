@@ -6,16 +6,13 @@ checkpoint is promoted with numpy.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
 
-from dragonstones_env import raw_env
 from dragonstones_env.policies import PolicyError, load_policy
-from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
+from tests.checkpoints import write_checkpoint
 from training.config import MAX_BASE_DEPTH, ConfigError, load_config, merge, read_config
 from training.promote import main as promote_main
 from training.promote import promote
@@ -98,16 +95,9 @@ def test_the_champion_recipe_names_its_start_as_a_key():
 
 
 # ---------------------------------------------------------------------------- promote
-def _checkpoint(folder: Path, hidden: int = 8) -> Path:
-    rng = np.random.default_rng(0)
-    obs, actions = raw_env.OBS_SIZE, raw_env.NUM_ACTIONS
-    actor = [(rng.normal(size=(obs, hidden)).astype(np.float32), np.zeros(hidden, np.float32)),
-             (rng.normal(size=(hidden, actions)).astype(np.float32), np.zeros(actions, np.float32))]
-    folder.mkdir(parents=True)
-    CheckpointPolicy(actor).save_npz(folder / "policy.npz")
-    card = {"algorithm": "MaskablePPO", "env": "dragonstones_v1", "layout": expected_layout("dragonstones_v1"),
-            "steps": 7}
-    (folder / "card.json").write_text(json.dumps(card))
+def _checkpoint(folder: Path) -> Path:
+    """A run's result: what plays, and the run state promote leaves behind."""
+    write_checkpoint(folder, seed=7, hidden=8)
     (folder / "model.zip").write_bytes(b"run state: never shipped")
     return folder
 

@@ -34,12 +34,9 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from threadpoolctl import threadpool_limits
 
-from dragonstones_env.policies import zoo
-
-from . import envs, start
-from .config import Config, load_config
-from .league import League
-from .train import LeagueCallback, RunFolders, env_kwargs, new_model, refresh_latest
+from . import start
+from .config import Config, load_config, make_league
+from .train import LeagueCallback, RunFolders, make_venv, new_model, refresh_latest
 
 TODAY = ["collector=subproc", "n_envs=2", "workers=1", "ppo.n_steps=1024", "ppo.batch_size=256"]
 
@@ -69,11 +66,7 @@ def bench(cfg: Config, steps: int, label: str) -> dict[str, Any]:
     run.root.mkdir(parents=True)
     torch.set_num_threads(cfg.torch_threads)
     threadpool_limits(cfg.torch_threads)
-    lg = cfg.league
-    league = League(run.root, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic, table=lg.table,
-                    mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
-    venv = envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
-                             collector=cfg.collector, workers=cfg.workers, **env_kwargs(cfg, league))
+    venv = make_venv(cfg, make_league(cfg, run.root))
     try:
         model = new_model(venv, cfg.ppo, cfg.seed, cfg.device)
         if cfg.start:

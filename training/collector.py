@@ -45,6 +45,7 @@ from dragonstones_env import games
 from dragonstones_env.play.single_agent import SingleAgentEnv
 from dragonstones_env.play.single_agent import make as make_table
 from dragonstones_env.policies import decide
+from dragonstones_env.policies.information import needs_game
 
 
 def _game_of(env_id: str) -> str:
@@ -107,7 +108,7 @@ class LeagueCollector(VecEnv):
             started = time.perf_counter()
             batched, alone = [], []  # a search (observe_game) needs its table's game: it decides alone
             for k, (policy, agent) in due:
-                (alone if callable(getattr(policy, "observe_game", None)) else batched).append((k, policy, agent))
+                (alone if needs_game(policy) else batched).append((k, policy, agent))
             pending = [(policy, self.tables[k].aec.observe(agent)) for k, policy, agent in batched]
             actions = dict(zip([k for k, _, _ in batched], act_grouped(pending), strict=True))
             for k, policy, agent in alone:

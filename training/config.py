@@ -462,6 +462,13 @@ def validate(cfg: Config) -> Config:
     return cfg
 
 
+def make_league(cfg: RunConfig, run_dir: str | Path) -> League:
+    """The league of a config's ``league`` section, its learner's versions in ``run_dir`` (training/league.py)."""
+    lg = cfg.league
+    return League(run_dir, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic, table=lg.table,
+                  mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
+
+
 def check_sources(cfg: Config) -> None:
     """The checks that load what the config names, before a run folder exists: the league's fixed
     seats (its pool and zoo) and the imitation teacher and its opponents (a ConfigError naming them).
@@ -469,11 +476,8 @@ def check_sources(cfg: Config) -> None:
     if cfg.start and cfg.imitate.teacher:
         raise ConfigError(f"start ({cfg.start}) is where the run starts, and so is imitate.teacher: give one of "
                           "them (--set start= clears start)")
-    lg = cfg.league
-    league = League(Path(cfg.runs_dir) / cfg.run_name, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic,
-                    table=lg.table, mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
     try:
-        league.check()
+        make_league(cfg, Path(cfg.runs_dir) / cfg.run_name).check()
     except (PolicyError, ValueError) as err:
         raise ConfigError(f"league.pool: {err}") from None
     for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):

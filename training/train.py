@@ -47,10 +47,10 @@ from dragonstones_env.evaluation.facts import checked_options
 from dragonstones_env.play.arena import seat_rotated_match
 from dragonstones_env.policies import PolicyError, load_policy, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
-from training.league import League, publish_latest
+from training.league import publish_latest
 
 from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
-from .config import PPO, Config, ConfigError, check_sources, load_config
+from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
 from .imitate import Demonstrations, clone, collect
 from .provenance import git_commit, machine
 
@@ -60,6 +60,12 @@ def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict
     if with_opponents:
         kwargs["opponents"] = opponents
     return kwargs
+
+
+def make_venv(cfg: Config, opponents: Any) -> Any:
+    """The config's tables (``collector``, ``n_envs``, ``workers``; training/envs.py), ``opponents`` seated."""
+    return envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
+                             collector=cfg.collector, workers=cfg.workers, **env_kwargs(cfg, opponents))
 
 
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
@@ -411,14 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     run.root.mkdir(parents=True, exist_ok=True)
     (run.root / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
 
-    lg = cfg.league
-    league = League(run.root, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic, table=lg.table,
-                    mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
     venv = None
     try:
-        venv = envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
-                                 collector=cfg.collector, workers=cfg.workers,
-                                 **env_kwargs(cfg, league))
+        venv = make_venv(cfg, make_league(cfg, run.root))
         model, state = build_model(cfg, args, venv, run, start_weights)
         leash = load_checkpoint(run.anchor, "anchor", seed=0, deterministic=False) if cfg.imitate.anchor_kl else None
     except BaseException as err:

@@ -70,12 +70,16 @@ def information_state(env: Any, agent: str) -> InformationState:
     return InformationState(spec, raw.game, raw.agent_name_mapping[agent], raw.options)
 
 
+def needs_game(policy: Any) -> bool:
+    """Whether ``policy`` is handed its seat's information state before it acts (it has ``observe_game``)."""
+    return callable(getattr(policy, "observe_game", None))
+
+
 def decide(policy: Any, env: Any, agent: str) -> Any:
     """``policy``'s action for ``agent``, the agent to act in the AEC ``env``: a policy with an
     ``observe_game`` method (a search) is first handed the seat's information state. What every
     table that seats policies calls instead of ``policy.act(env.observe(agent))``; the action is returned
     as the policy gave it (the env refuses a bad one)."""
-    observe_game = getattr(policy, "observe_game", None)
-    if callable(observe_game):
-        observe_game(information_state(env, agent))
+    if needs_game(policy):
+        policy.observe_game(information_state(env, agent))
     return policy.act(env.observe(agent))
