@@ -88,6 +88,7 @@ BOUNDS: Mapping[str, Bound] = {
     "imitate.value_coef": Bound(float, 0.0, 100.0, "the value loss's weight"),
     "imitate.holdout": Bound(float, 0.0, 1.0, "a share of the decisions", open_high=True),
     "imitate.anchor_kl": Bound(float, 0.0, 100.0, "the leash's weight (0: none)"),
+    "imitate.magnet_every": Bound(int, 0, _STEPS, "timesteps between moves of the leash to the current weights (0: never)"),
     "eval.every": Bound(int, 1, _STEPS, "timesteps between evaluations"),
     "eval.games": bounds.BOUNDS["games"],
     "eval.players": bounds.BOUNDS["players"],  # then the game's own table sizes
@@ -223,6 +224,10 @@ class ImitateConfig:
     # > 0: PPO's reward pays anchor_kl * log(pi / start) at each decision, a leash to where PPO
     # starts: the clone, or the --finetune model (training/anchor.py says why); 0: no leash
     anchor_kl: float = 0.0
+    # > 0: every this many timesteps the leash moves to the learner's current weights, so it pulls
+    # toward a recent self rather than the start (regularised self-play: R-NaD's periodic update of
+    # its regularisation policy, Perolat et al. 2022); 0: the leash stays where PPO started
+    magnet_every: int = 0
 
 
 @dataclass
@@ -428,6 +433,8 @@ def validate_eval(e: EvalConfig, players: range) -> None:
 def validate_imitate(im: ImitateConfig) -> None:
     need(all(isinstance(s, str) and s for s in im.opponents), "imitate.opponents",
          "lists policy specs (non-empty strings)")
+    need(im.magnet_every == 0 or im.anchor_kl > 0, "imitate.magnet_every",
+         "moves the leash, and imitate.anchor_kl is 0 (no leash): set anchor_kl > 0 or magnet_every 0")
 
 
 def rollout_bytes(n_steps: int, n_envs: int, spec: GameSpec) -> int:

@@ -218,6 +218,8 @@ class LeagueCallback(BaseCallback):
         self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
         self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
         self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        magnet = cfg.imitate.magnet_every
+        self.next_magnet = (t // magnet + 1) * magnet if magnet and self.leash is not None else None
         every = cfg.eval.panel_every
         self.next_panel = (t // every + 1) * every if every else None
 
@@ -229,6 +231,9 @@ class LeagueCallback(BaseCallback):
         if t >= self.next_snapshot:
             self.next_snapshot += cfg.league.snapshot_every
             self.snapshot(t)
+        if self.next_magnet is not None and t >= self.next_magnet:
+            self.next_magnet += cfg.imitate.magnet_every
+            self.move_leash(t)
         if t >= self.next_eval:
             self.next_eval += cfg.eval.every
             self.evaluate(t)
@@ -247,6 +252,14 @@ class LeagueCallback(BaseCallback):
                         self.cfg.env_name, with_model=False)
         for old in sorted(self.run.snapshots.iterdir())[: -self.cfg.league.max_snapshots]:
             shutil.rmtree(old)
+
+    def move_leash(self, t: int) -> None:
+        """Regularised self-play: the leash now pulls toward the learner's weights of step ``t``
+        (saved as the run's anchor, so that --resume leashes to the same ones)."""
+        save_checkpoint(self.model, self.run.anchor, {"steps": t, "anchor": True}, self.cfg.env_name,
+                        with_model=False)
+        self.leash = load_checkpoint(self.run.anchor, "anchor", seed=0, deterministic=False)
+        self.state["magnet_steps"] = t
 
     def evaluate(self, t: int) -> None:
         """Against the heuristic (and the robustness panel when due): TensorBoard, eval.csv, the run state."""
