@@ -146,3 +146,25 @@ def test_a_finetuned_run_is_leashed_to_the_model_it_starts_from(tmp_path):
     anchor = np.load(run / "anchor" / "policy.npz")
     assert all(np.array_equal(start[k], anchor[k]) for k in start.files)
     assert abs(scalars(run, "anchor/kl")[0]) < 1e-5
+
+
+def test_a_moving_leash_follows_the_learner_and_resumes_from_where_it_moved(tmp_path):
+    """imitate.magnet_every (regularised self-play): the anchor becomes the learner's weights of the
+    step it moved at, the rollout after a move is charged against them, --resume keeps them."""
+    config = write(tmp_path, run_name="magnet", total_timesteps=768,
+                   imitate={**CONFIG["imitate"], "magnet_every": 300})
+    assert train(["--config", str(config)]) == 0
+    run = tmp_path / "runs" / "magnet"
+    card = json.loads((run / "anchor" / "card.json").read_text())
+    assert card["steps"] == 600  # moved at steps 300 and 600 (one env: the callback sees every step)
+    assert json.loads((run / "checkpoint" / "state.json").read_text())["magnet_steps"] == 600
+    assert len(scalars(run, "anchor/kl")) == 3 and scalars(run, "anchor/kl")[-1] != 0  # charged after a move
+    moved = (run / "anchor" / "policy.npz").read_bytes()
+    assert train(["--config", str(config), "--resume", "--set", "total_timesteps=1024"]) == 0
+    assert json.loads((run / "anchor" / "card.json").read_text())["steps"] == 900  # the schedule goes on
+    assert (run / "anchor" / "policy.npz").read_bytes() != moved
+
+
+def test_a_moving_leash_without_a_leash_is_refused_by_name():
+    with pytest.raises(ConfigError, match=r"imitate\.magnet_every"):
+        load_config(None, ["imitate.magnet_every=1000"])

@@ -88,7 +88,7 @@ BOUNDS: Mapping[str, Bound] = {
     "imitate.value_coef": Bound(float, 0.0, 100.0, "the value loss's weight"),
     "imitate.holdout": Bound(float, 0.0, 1.0, "a share of the decisions", open_high=True),
     "imitate.anchor_kl": Bound(float, 0.0, 100.0, "the leash's weight (0: none)"),
-    "imitate.magnet_every": Bound(int, 0, _STEPS, "timesteps between moves of the leash to the current weights (0: never)"),
+    "imitate.magnet_every": Bound(int, 0, _STEPS, "timesteps between moves of the leash to the learner (0: never)"),
     "eval.every": Bound(int, 1, _STEPS, "timesteps between evaluations"),
     "eval.games": bounds.BOUNDS["games"],
     "eval.players": bounds.BOUNDS["players"],  # then the game's own table sizes

@@ -56,7 +56,7 @@ import numpy as np
 
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.core import same_game
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import load_policy, mixture
 from dragonstones_env.policies.checkpoint import CheckpointPolicy
 
 KINDS = ("latest", "snapshot", "zoo", "heuristic", "random", "pool")
@@ -202,7 +202,8 @@ class League:
         """One policy per seat (None where the learning policy plays itself, :data:`LEARNER`)."""
         specs = self.sample_specs(rng, seats)
         self._seated = specs
-        return [self._load(spec, int(rng.integers(2**31))) for spec in specs]
+        # a mixture in the pool: each seat draws its member for the episode
+        return [mixture.seat(self._load(spec, int(rng.integers(2**31))), rng) for spec in specs]
 
     def sample_specs(self, rng: np.random.Generator, seats: int) -> list[str]:
         """The specs of one episode's ``seats`` other players."""

@@ -45,7 +45,7 @@ import numpy as np
 
 from dragonstones_env import games
 from dragonstones_env.core import same_game
-from dragonstones_env.policies import decide, load_policy
+from dragonstones_env.policies import decide, load_policy, mixture
 
 
 def _as_action(action: Any) -> Any:
@@ -189,6 +189,7 @@ class SingleAgentEnv(gym.Env):
             others = list(self._opponents.sample_lineup(rng, n - 1))
         else:
             others = [self._policy(pool[int(rng.integers(len(pool)))]) for pool in self._pools[n]]
+        others = [mixture.seat(policy, rng) for policy in others]  # a mixture: each seat draws its member
         self.seat_policies = [*others[: self.seat], None, *others[self.seat :]]
         if seed is not None:
             for i, policy in enumerate(self.seat_policies):

@@ -14,7 +14,7 @@ import numpy as np
 
 from dragonstones_env.registry import ByGame
 
-from . import search
+from . import mixture, search
 from .base import Policy, PolicyError, RandomPolicy
 from .bots import BOTS
 from .checkpoint import CARD_FILE, MODEL_FILE, POLICY_FILE, expected_layout, game_spaces, load_checkpoint, read_card
@@ -44,6 +44,27 @@ BUILTIN: dict[str, Callable[[int | None], Policy]] = {
 WITH_OPTIONS: dict[str, Callable[[int | None, str, str], Policy]] = {
     search.NAME: lambda seed, text, spec: search.make(seed, text, _load_rollout, spec),
 }
+
+
+def _load_folder(path: Path, spec: str, seed: int | None, deterministic: bool) -> Policy:
+    """A checkpoint folder's policy: a network, or a mixture of members (its card's ``algorithm``)."""
+    card = read_card(path, spec)
+    if card.get("algorithm") == mixture.ALGORITHM:
+        return mixture.load(path, spec, card, seed, deterministic, _load_member)
+    return load_checkpoint(path, spec, seed, deterministic)
+
+
+def _load_member(target: str | Path, seed: int | None, deterministic: bool) -> Policy:
+    """One member of a mixture: a folder inside the mixture's (a Path, already checked), or a built-in or
+    shipped name; never a path relative to wherever the process runs."""
+    if isinstance(target, Path):
+        if read_card(target, str(target)).get("algorithm") == mixture.ALGORITHM:
+            raise PolicyError(f"mixture member {target.name!r} is a mixture; list its members instead")
+        return load_checkpoint(target, str(target), seed, deterministic)
+    if target not in available():
+        raise PolicyError(f"mixture member {target[:200]!r} is neither a built-in or shipped name "
+                          f"({', '.join(available())}) nor a folder inside the mixture's")
+    return load_policy(target, seed, deterministic)
 
 
 def _load_rollout(spec: str, seed: int) -> Policy:
@@ -99,7 +120,7 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
     if sep and name in WITH_OPTIONS:
         return WITH_OPTIONS[name](seed, options, text)
     if text in shipped():
-        return load_checkpoint(shipped_dir() / text, text, seed, deterministic)
+        return _load_folder(shipped_dir() / text, text, seed, deterministic)
     try:
         path = Path(text)
         if path.name in (MODEL_FILE, POLICY_FILE, CARD_FILE):
@@ -108,7 +129,7 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
     except (OSError, ValueError) as err:  # a NUL byte, a name too long, ...
         raise PolicyError(f"policy spec {text[:200]!r} is not a usable path ({err})") from None
     if exists:
-        return load_checkpoint(path, text, seed, deterministic)
+        return _load_folder(path, text, seed, deterministic)
     raise PolicyError(
         f"unknown policy spec {text[:200]!r}: not a built-in or shipped name ({', '.join(available())}) "
         "and no such file or folder"

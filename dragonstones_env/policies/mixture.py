@@ -1,0 +1,156 @@
+"""A mixed strategy shipped as one policy: a distribution over member policies, one member per seat per game.
+
+Why (issue #28): three copies of one deterministic-looking policy value the same cards and fight
+over them, and a lone bot of another style collects what they leave (v4's crowd lets a lone value
+bot win 0.57 at 4 players). A symmetric equilibrium of a many-player game is in general *mixed*:
+each seat draws a pure strategy for the game. PSRO (Lanctot et al. 2017) ships exactly that, a
+meta-strategy over a population; ``training/meta.py`` finds the weights.
+
+On disk a mixture is a checkpoint folder whose ``card.json`` has ``"algorithm": "mixture"`` and
+
+    "members": [{"policy": "members/v4", "weight": 0.6}, {"policy": "value", "weight": 0.4}]
+
+Each member is a built-in rule bot by name, or a checkpoint folder *inside* the mixture's folder
+(a relative path; a path that leaves the folder is refused), so that a mixture is shipped and
+loaded as one folder. A member may not be a search (it needs the game, not an observation) nor
+another mixture.
+
+How a member is drawn, per seat and per game:
+
+* seated by a sampler that owns the table's random draws (the Gym env's opponents, the training
+  league): :func:`seat` draws the member from the table's generator, so one loaded mixture can
+  sit in several seats and tables at once, each seat playing its own member;
+* seated as its own instance per seat (the evaluation's tournament, the arena, the browser
+  table): ``reset(seed)`` draws the member that plays the next game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Policy, PolicyError
+from .information import needs_game
+
+ALGORITHM = "mixture"  # card.json's "algorithm" of a mixture folder
+MAX_MEMBERS = 64
+
+
+@dataclass(frozen=True)
+class Member:
+    spec: str  # as written in the card: a built-in name or a folder relative to the mixture's
+    weight: float
+
+
+def read_members(card: dict[str, Any], spec: str) -> list[Member]:
+    """The card's members, checked: a non-empty list of {policy, weight} with weights >= 0 summing > 0."""
+    raw = card.get("members")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_MEMBERS:
+        raise PolicyError(f"policy {spec!r}: a mixture's card needs 'members', a list of 1..{MAX_MEMBERS} "
+                          "{'policy': name or relative folder, 'weight': number >= 0}")
+    members = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or set(item) != {"policy", "weight"}:
+            raise PolicyError(f"policy {spec!r}: members[{i}] must be {{'policy': ..., 'weight': ...}}, got {item!r}")
+        name, weight = item["policy"], item["weight"]
+        if not isinstance(name, str) or not name or len(name) > 200:
+            raise PolicyError(f"policy {spec!r}: members[{i}].policy must be a name or relative folder (1..200 chars)")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < float("inf"):
+            raise PolicyError(f"policy {spec!r}: members[{i}].weight must be a finite number >= 0, got {weight!r}")
+        members.append(Member(name, float(weight)))
+    if sum(m.weight for m in members) <= 0:
+        raise PolicyError(f"policy {spec!r}: the members' weights sum to 0; at least one must be > 0")
+    return members
+
+
+def member_path(folder: Path, name: str, spec: str) -> Path:
+    """A member folder named relative to the mixture's folder, refused if it leaves it."""
+    if Path(name).is_absolute():
+        raise PolicyError(f"policy {spec!r}: member {name!r} must be relative to the mixture's folder")
+    root = folder.resolve()
+    path = (root / name).resolve()
+    if root not in path.parents:
+        raise PolicyError(f"policy {spec!r}: member {name!r} leaves the mixture's folder")
+    return path
+
+
+class MixturePolicy:
+    """A distribution over member policies; each seat plays one member for a whole game."""
+
+    def __init__(self, members: Sequence[Any], weights: Sequence[float], names: Sequence[str], game: str | None,
+                 spec: str = "mixture", seed: int | None = None):
+        w = np.asarray(weights, np.float64)
+        if len(members) != len(w) or len(names) != len(w) or not len(w) or (w < 0).any() or w.sum() <= 0:
+            raise PolicyError(f"policy {spec!r}: members, weights and names must match, weights >= 0 with a "
+                              "positive sum")
+        self.members, self.names, self.game, self.spec = list(members), list(names), game, spec
+        self.weights = w / w.sum()
+        self.reset(seed)
+
+    def draw(self, rng: np.random.Generator) -> Any:
+        """One member, drawn by ``rng`` with the mixture's weights."""
+        return self.members[int(rng.choice(len(self.members), p=self.weights))]
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: the seed draws the member that plays it (and seeds the members)."""
+        self.rng = np.random.default_rng(seed)
+        for member in self.members:
+            if callable(getattr(member, "reset", None)):
+                member.reset(seed)
+        self.current = self.draw(self.rng)
+
+    def use_deck(self, deck: Any) -> None:
+        for member in self.members:
+            if callable(getattr(member, "use_deck", None)):
+                member.use_deck(deck)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return self.current.act(observation)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{n}: {w:.3f}" for n, w in zip(self.names, self.weights, strict=True))
+        return f"MixturePolicy({self.spec!r}; {parts})"
+
+
+def seat(policy: Any, rng: np.random.Generator) -> Any:
+    """What plays a seat for one game: a mixture's member drawn by ``rng``, any other policy itself."""
+    return policy.draw(rng) if isinstance(policy, MixturePolicy) else policy
+
+
+def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, deterministic: bool,
+         load_member: Callable[[str | Path, int | None, bool], Policy]) -> MixturePolicy:
+    """A mixture folder's policy. ``load_member`` loads one member: a :class:`Path` is a folder
+    inside the mixture's (checked here), a ``str`` a built-in or shipped name (checked by it)."""
+    members, names = [], []
+    listed = read_members(card, spec)
+    for m in listed:
+        inside = "/" in m.spec or "\\" in m.spec or m.spec.startswith(".") or (folder / m.spec).is_dir()
+        target: str | Path = member_path(folder, m.spec, spec) if inside else m.spec
+        policy = load_member(target, seed, deterministic)
+        if isinstance(policy, MixturePolicy):
+            raise PolicyError(f"policy {spec!r}: member {m.spec!r} is a mixture; list its members instead")
+        if needs_game(policy):
+            raise PolicyError(f"policy {spec!r}: member {m.spec!r} searches the game, and a mixture's members "
+                              "decide from observations")
+        game = getattr(policy, "game", None)
+        if game is not None and game != card["env"]:
+            raise PolicyError(f"policy {spec!r}: member {m.spec!r} plays {game}, the mixture {card['env']}")
+        members.append(policy)
+        names.append(m.spec)
+    return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed)
+
+
+def write(folder: str | Path, members: Sequence[tuple[str, float]], env_name: str, layout: str,
+          extra: dict[str, Any] | None = None) -> Path:
+    """Write a mixture's card (its member folders are the caller's to copy inside ``folder``)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    card = {"algorithm": ALGORITHM, "layout": layout, "env": env_name, "steps": 0,
+            "members": [{"policy": s, "weight": float(w)} for s, w in members], **(extra or {})}
+    (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
+    return folder

@@ -1,0 +1,254 @@
+"""PSRO's meta-solver over a population: the mixture of members that makes the best crowd (issue #28).
+
+    python -m training.meta --members champion runs/policies/champion-v5 value heuristic aggressor \\
+        miser collector --players 4 --games 4000 --workers 2 --out runs/meta/NAME \\
+        [--min-alone heuristic=0.5] [--write-mixture runs/policies/champion-mixture]
+
+Why: every cell above parity in "one bot against three copies" is exploitability, and three copies
+of one policy value the same cards and fight over them. In a symmetric many-player game the
+equilibrium is in general a *mixed* strategy: each seat draws a member for the game
+(:mod:`dragonstones_env.policies.mixture`). PSRO (Lanctot et al. 2017) finds it over a
+population with a meta-solver; this module is that solver, for the game's own win rates.
+
+1. **The empirical game.** ``games`` games in which every seat draws a member uniformly and
+   independently. Each seat of each game is one sample of ``W(m, S)``: the win share of member
+   ``m`` (a game won by several seats counts ``1/winners`` each) when the other seats hold the
+   multiset ``S``. Cells are shrunk toward parity by one pseudo-game (few cells lack data at
+   thousands of games; none is left undefined).
+2. **A crowd's exploitability.** A lone member ``m`` against ``n - 1`` seats drawn from a mixture
+   ``sigma`` wins ``u(m, sigma) = sum_S P_sigma(S) W(m, S)`` (``P_sigma``: the multinomial).
+3. **The solve.** Every mixture on a grid of the simplex (weights in steps of ``1/grid``) is
+   scored by ``max_m u(m, sigma)``, the best lone deviator's win rate against its crowd (at a
+   symmetric equilibrium of the population's game, parity); constraints such as "sigma alone
+   against 3 heuristic bots wins >= 0.5" (``--min-alone heuristic=0.5``, from the cells
+   ``W(m, {h, h, h})``) drop mixtures. The lowest score wins; ties go to the simpler mixture.
+
+The figures are in-sample and the minimum of many noisy scores is optimistic: the chosen mixture
+must be judged on fresh games (``dragonstones evaluate --panel`` of the folder ``--write-mixture``
+makes, which copies the member checkpoints inside it so that it ships as one folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dragonstones_env.evaluation.facts import EvaluationError, check_bounded, player_range
+from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
+from dragonstones_env.policies import PolicyError, mixture
+from dragonstones_env.policies.checkpoint import expected_layout
+from dragonstones_env.policies.registry import available, shipped, shipped_dir
+from dragonstones_env.registry import get as get_game
+
+
+@dataclass
+class EmpiricalGame:
+    """``wins[m, s]`` and ``seats[m, s]``: member ``m``'s summed win shares and seat-games with the
+    others holding multiset ``crowds[s]`` (a sorted tuple of member indices)."""
+
+    members: list[str]
+    players: int
+    crowds: list[tuple[int, ...]]
+    wins: np.ndarray
+    seats: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.index = {crowd: i for i, crowd in enumerate(self.crowds)}
+
+    @classmethod
+    def empty(cls, members: Sequence[str], players: int) -> EmpiricalGame:
+        crowds = list(itertools.combinations_with_replacement(range(len(members)), players - 1))
+        shape = (len(members), len(crowds))
+        return cls(list(members), players, crowds, np.zeros(shape), np.zeros(shape))
+
+    def add(self, seats: Sequence[int], winners: Sequence[int]) -> None:
+        """One game: ``seats[i]`` is the member index at seat ``i``; ``winners`` are seat numbers."""
+        for i, m in enumerate(seats):
+            s = self.index[tuple(sorted(seats[:i] + seats[i + 1:]))]
+            self.seats[m, s] += 1
+            if i in winners:
+                self.wins[m, s] += 1.0 / len(winners)
+
+    def rates(self, prior_games: float = 1.0) -> np.ndarray:
+        """``W(m, S)``, shrunk toward parity by ``prior_games`` pseudo-games."""
+        parity = 1.0 / self.players
+        return (self.wins + prior_games * parity) / (self.seats + prior_games)
+
+    def crowd_probabilities(self, sigmas: np.ndarray) -> np.ndarray:
+        """``P_sigma(S)`` for each mixture (rows of ``sigmas``) and each crowd: ``(mixtures, crowds)``."""
+        counts = np.array([np.bincount(c, minlength=len(self.members)) for c in self.crowds])  # (crowds, M)
+        coef = np.array([math.factorial(self.players - 1) / np.prod([math.factorial(int(k)) for k in row])
+                         for row in counts])
+        powers = np.prod(sigmas[:, None, :] ** counts[None, :, :], axis=2)  # 0 ** 0 == 1
+        return powers * coef[None, :]
+
+    def deviator_rates(self, sigmas: np.ndarray) -> np.ndarray:
+        """``u(m, sigma)``: each member alone against ``n - 1`` seats drawn from each mixture: ``(mixtures, M)``."""
+        return self.crowd_probabilities(sigmas) @ self.rates().T
+
+    def alone_rates(self, sigmas: np.ndarray, crowd_member: int) -> np.ndarray:
+        """Each mixture alone against ``n - 1`` copies of one member: ``sum_m sigma_m W(m, {c, .., c})``."""
+        s = self.crowds.index((crowd_member,) * (self.players - 1))
+        return sigmas @ self.rates()[:, s]
+
+
+def simplex_grid(members: int, grid: int) -> np.ndarray:
+    """Every mixture of ``members`` weights in steps of ``1/grid`` (compositions of ``grid``)."""
+    rows = []
+    for cuts in itertools.combinations(range(grid + members - 1), members - 1):
+        bounds = (-1, *cuts, grid + members - 1)
+        rows.append([bounds[i + 1] - bounds[i] - 1 for i in range(members)])
+    return np.array(rows, np.float64) / grid
+
+
+def solve(game: EmpiricalGame, grid: int, min_alone: dict[int, float], chunk: int = 20_000) -> dict[str, Any]:
+    """The grid's mixture with the lowest best-deviator rate, among those meeting ``min_alone``."""
+    sigmas = simplex_grid(len(game.members), grid)
+    best_score, best = np.inf, None
+    ranked: list[tuple[float, int, list[float]]] = []
+    for start in range(0, len(sigmas), chunk):
+        part = sigmas[start:start + chunk]
+        score = game.deviator_rates(part).max(axis=1)
+        ok = np.ones(len(part), bool)
+        for member, floor in min_alone.items():
+            ok &= game.alone_rates(part, member) >= floor
+        score = np.where(ok, score, np.inf)
+        support = (part > 0).sum(axis=1)
+        for i in np.lexsort((support, score))[:10]:  # lowest score, then fewest members
+            if np.isfinite(score[i]):
+                ranked.append((float(score[i]), int(support[i]), part[i].tolist()))
+        i = int(np.lexsort((support, score))[0])
+        if score[i] < best_score:
+            best_score, best = float(score[i]), part[i]
+    if best is None:
+        raise EvaluationError("no mixture on the grid meets the --min-alone constraints")
+    ranked.sort()
+    dev = game.deviator_rates(best[None])[0]
+    return {
+        "weights": dict(zip(game.members, best.tolist(), strict=True)),
+        "best_deviator_rate": best_score,
+        "deviator_rates": dict(zip(game.members, dev.tolist(), strict=True)),
+        "alone": {game.members[c]: float(game.alone_rates(best[None], c)[0]) for c in range(len(game.members))},
+        "runners_up": [{"score": s, "weights": dict(zip(game.members, w, strict=True))} for s, _, w in ranked[1:6]],
+        "grid": grid,
+    }
+
+
+def play_population(members: Sequence[str], players: int, games: int, seed: int, workers: int,
+                    game_id: str, progress: bool = True) -> EmpiricalGame:
+    """``games`` games with every seat drawn uniformly and independently from ``members``."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E70]))
+    draws = rng.integers(len(members), size=(games, players))
+    seats = [tuple(members[int(m)] for m in row) for row in draws]
+    tasks = [(0, list(enumerate(seats))[i:i + CHUNK]) for i in range(0, games, CHUNK)]
+    records = play_tasks(tasks, game_id, players, seed, False, preload(members, game_id, False), workers,
+                         progress, "population games")[0]
+    empirical = EmpiricalGame.empty(members, players)
+    for rec, row in zip(records, draws, strict=True):
+        empirical.add([int(m) for m in row], rec["winners"])
+    return empirical
+
+
+def member_source(spec: str) -> Path | None:
+    """The checkpoint folder a member spec names, or None for a rule bot kept by its name."""
+    if spec in shipped():
+        return shipped_dir() / spec
+    return None if spec in available() else Path(spec)
+
+
+def write_mixture(folder: Path, members: Sequence[str], weights: dict[str, float], game_id: str,
+                  extra: dict[str, Any]) -> Path:
+    """The chosen mixture as one folder: checkpoint members copied into ``members/``, rule bots by name."""
+    entries = []
+    for i, spec in enumerate(members):
+        source = member_source(spec)
+        if weights[spec] <= 0:
+            continue
+        if source is None:
+            entries.append((spec, weights[spec]))
+            continue
+        name = f"members/{i}-{source.name}"
+        shutil.copytree(source, folder / name, dirs_exist_ok=True, ignore=shutil.ignore_patterns("model.zip", "*.png"))
+        entries.append((name, weights[spec]))
+    env_name = get_game(game_id).name
+    return mixture.write(folder, entries, env_name, expected_layout(env_name), extra)
+
+
+def parse_floor(items: Sequence[str], members: Sequence[str]) -> dict[int, float]:
+    out = {}
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        if not sep or name not in members:
+            raise EvaluationError(f"--min-alone {item!r}: give MEMBER=RATE with MEMBER one of {', '.join(members)}")
+        try:
+            out[members.index(name)] = float(value)
+        except ValueError:
+            raise EvaluationError(f"--min-alone {item!r}: {value!r} is not a number") from None
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.meta", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--members", nargs="+", required=True, help="policy specs of the population")
+    parser.add_argument("--game", default="dragonstones")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=4000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--grid", type=int, default=20, help="weights in steps of 1/GRID")
+    parser.add_argument("--min-alone", nargs="*", default=[], metavar="MEMBER=RATE",
+                        help="only mixtures that alone against n-1 copies of MEMBER win at least RATE")
+    parser.add_argument("--out", required=True, help="folder for meta.json")
+    parser.add_argument("--write-mixture", metavar="FOLDER", help="also write the chosen mixture as a policy folder")
+    args = parser.parse_args(argv)
+    try:
+        low, high = player_range(args.game)
+        if not low <= args.players <= high:
+            raise EvaluationError(f"{args.game} is played by {low} to {high} players, got --players {args.players}")
+        check_bounded("games", args.games)
+        check_bounded("workers", args.workers)
+        if not 2 <= len(args.members) <= 8 or len(set(args.members)) != len(args.members):
+            raise EvaluationError("--members: give 2 to 8 distinct policy specs")
+        if not 2 <= args.grid <= 50:
+            raise EvaluationError("--grid must be 2..50")
+        floors = parse_floor(args.min_alone, args.members)
+        started = time.time()
+        empirical = play_population(args.members, args.players, args.games, args.seed, args.workers, args.game)
+        result = solve(empirical, args.grid, floors)
+    except (EvaluationError, PolicyError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    result.update({"members": args.members, "players": args.players, "games": args.games, "seed": args.seed,
+                   "seconds": round(time.time() - started, 1), "min_alone": args.min_alone,
+                   "cells": {"crowds": [[args.members[i] for i in c] for c in empirical.crowds],
+                             "wins": empirical.wins.tolist(), "seats": empirical.seats.tolist()}})
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "meta.json").write_text(json.dumps(result, indent=1) + "\n")
+    print("mixture:", {k: round(v, 3) for k, v in result["weights"].items() if v > 0})
+    print(f"best lone deviator against its crowd: {result['best_deviator_rate']:.3f} (in-sample; parity "
+          f"{1 / args.players:.3f})")
+    for m, r in result["deviator_rates"].items():
+        print(f"  {m} alone vs the mixture's crowd: {r:.3f};  the mixture alone vs {args.players - 1} {m}: "
+              f"{result['alone'][m]:.3f}")
+    if args.write_mixture:
+        write_mixture(Path(args.write_mixture), args.members, result["weights"], args.game,
+                      {"meta": {k: result[k] for k in ("best_deviator_rate", "deviator_rates", "alone", "games",
+                                                        "players", "members", "seed")}})
+        print(f"wrote {args.write_mixture}: judge it on fresh games with dragonstones evaluate --panel")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
