@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dragonstones_env.evaluation import tournament
-from dragonstones_env.policies import PolicyError, load_policy, mixture
+from dragonstones_env.policies import PolicyError, load_policy, mixture, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
 from tests.checkpoints import write_checkpoint
 from training import meta
@@ -188,3 +188,9 @@ def test_population_games_are_seeded_and_written_as_a_shippable_mixture(tmp_path
     policy = load_policy(str(folder))
     assert policy.names == ["members/0-net", "value"] and policy.weights.tolist() == pytest.approx([0.7, 0.3])
     assert (folder / "members" / "0-net" / "policy.npz").is_file()
+
+
+def test_every_rule_bot_of_the_game_can_be_a_member(tmp_path):
+    names = ["heuristic", *zoo("dragonstones")]
+    policy = load_policy(str(make_mixture(tmp_path / "m", [(n, 1.0) for n in names])))
+    assert policy.names == names

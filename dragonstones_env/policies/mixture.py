@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.core import same_game
+
 from .base import Policy, PolicyError
 from .information import needs_game
 
@@ -138,7 +140,7 @@ def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, determ
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} searches the game, and a mixture's members "
                               "decide from observations")
         game = getattr(policy, "game", None)
-        if game is not None and game != card["env"]:
+        if game is not None and not same_game(game, card["env"]):
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} plays {game}, the mixture {card['env']}")
         members.append(policy)
         names.append(m.spec)
