@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -461,3 +462,106 @@ def test_a_tampered_store_is_refused_not_played(tmp_path):
         assert "does not replay" in c.app.state.tables.refused[made["id"]]
         r = c.get(f"/api/games/{made['id']}")
         assert r.status_code == 422 and "does not replay" in r.json()["error"]
+
+
+# ------------------------------------------------------------------ search bots (issue #27)
+SEARCH = "ismcts:simulations=10"  # a server offers it (sessions.MENU_SPECS)
+QUICK = "ismcts:simulations=2"  # the terminal's (any spec)
+
+
+def _settled(c, made: dict, token: str | None = None, limit: float = 120.0) -> dict:
+    """The state once no search is deciding (polled, as the page does; no time is asserted)."""
+    deadline = time.monotonic() + limit
+    while True:
+        headers = _bearer(token) if token else {}
+        state = c.get(f"/api/games/{made['id']}", headers=headers).json()
+        if state["thinking"] is None:
+            return state
+        assert time.monotonic() < deadline, "the search never finished"
+        time.sleep(0.01)
+
+
+def test_a_search_bot_decides_in_a_bot_thread_while_requests_answer(tmp_path, monkeypatch):
+    """A seat of ``ismcts``: the human's move is answered with the search still to decide ("thinking":
+    its seat), while the search is held in its bot thread by the test; the game moves on once it is
+    released, and a table with a search bot plays to its end, legally, through polls alone."""
+    release, entered = threading.Event(), threading.Event()
+    real = sessions._think
+
+    def held(*args):
+        entered.set()
+        assert release.wait(60), "the test never released the held search"
+        return real(*args)
+
+    monkeypatch.setattr(sessions, "_think", held)
+    with _client(tmp_path) as c:
+        made = _new(c, ["human", SEARCH, "random"], seed=4)
+        token = made["tokens"]["0"]
+        state = c.get(f"/api/games/{made['id']}", headers=_bearer(token)).json()
+        assert state["actor"] == 0 and state["thinking"] is None and state["actions"]
+        rng = np.random.default_rng(0)
+        while state["actor"] == 0:  # until the search's seat is to act
+            state = c.post(f"/api/games/{made['id']}/actions", json={"action": _pick(state, rng)},
+                           headers=_bearer(token)).json()
+            if state["actor"] == 2:  # random moves in the request
+                state = c.get(f"/api/games/{made['id']}", headers=_bearer(token)).json()
+        assert state["actor"] == 1 and state["thinking"] == 1 and state["actions"] is None
+        assert entered.wait(60)  # held in its bot thread: the requests below are answered meanwhile
+        moves = state["moves"]
+        for _ in range(3):
+            shown = c.get(f"/api/games/{made['id']}").json()
+            assert shown["thinking"] == 1 and shown["moves"] == moves
+        r = c.post(f"/api/games/{made['id']}/actions", json={"action": 0}, headers=_bearer(token))
+        assert r.status_code == 409 and "player_1's decision" in r.json()["error"]
+        assert c.get("/api/games").status_code == 200
+        release.set()
+        after = _settled(c, made, token)
+        assert after["moves"] > moves
+        # a search bot and a random one, watched: the page's polls alone play the game to its end
+        watched = _new(c, [SEARCH, "random"], game="drachenschatten", seed=1)
+        for _ in range(1000):
+            state = _settled(c, watched)
+            if state["result"] is not None:
+                break
+        assert state["result"] is not None and state["thinking"] is None
+        record = c.get(f"/api/games/{watched['id']}/record").json()["record"]
+        sessions.adapter("drachenschatten").check_record(record)
+
+
+@pytest.mark.parametrize("game", ["dragonstones", "drachenschatten"])
+def test_a_search_in_the_bot_thread_decides_as_it_would_in_the_request(game):
+    """The background search decides on a copy of the env: the same game as deciding on the env
+    itself (the terminal's way), move for move."""
+    body = {"game": game, "players": 3, "seats": [QUICK, "random", QUICK], "seed": 11}
+    direct = sessions.LiveGame(body)  # a table of bots: over at once
+    assert direct.over
+    threaded = sessions.LiveGame(body, background=True)
+    searches = 0
+    while not threaded.over:
+        job = threaded.think_due()
+        assert job is not None and threaded.thinking == threaded.actor()
+        assert threaded.advance() == 0  # nothing moves while it thinks
+        assert threaded.play_thought(*job())
+        threaded.advance()
+        searches += 1
+    assert searches > 10 and threaded.env.game.record == direct.env.game.record
+
+
+def test_a_table_with_a_search_bot_resumes_after_a_restart(tmp_path):
+    store = tmp_path / "tables.sqlite"
+    with _client(tmp_path, store=store) as c:
+        made = _new(c, ["human", SEARCH, "heuristic"], seed=5)
+        token = made["tokens"]["0"]
+        rng = np.random.default_rng(3)
+        for _ in range(6):
+            state = _settled(c, made, token)
+            r = c.post(f"/api/games/{made['id']}/actions", json={"action": _pick(state, rng)}, headers=_bearer(token))
+            assert r.status_code == 200, r.text
+        before = _settled(c, made, token)
+        c.app.state.tables.close()
+    with _client(tmp_path, store=store) as c:
+        assert c.app.state.tables.resumed == [made["id"]] and c.app.state.tables.refused == {}
+        after = _settled(c, made, token)
+        assert after["moves"] >= before["moves"] and after["log"][:len(before["log"])] == before["log"]
+        state = c.post(f"/api/games/{made['id']}/actions", json={"action": _pick(after, rng)}, headers=_bearer(token))
+        assert state.status_code == 200, state.text

@@ -153,3 +153,28 @@ def test_act_grouped_batches_each_policy_once_and_keeps_the_order():
     pending.insert(1, (a, {"observation": np.array([7]), "action_mask": np.array([1])}))
     assert act_grouped(pending) == [3, 107, 4]
     assert calls == [2, "alone"]
+
+
+def test_a_search_in_the_pool_plays_legally_through_the_collector(tmp_path):
+    """``ismcts`` in the league's pool: the collector decides its seats one table at a time through
+    ``decide`` (its table's game), the others batched; every move legal (the env raises), masks the
+    tables' own, episodes reported. Its cost per decision in a league: tools/league_search_cost.py."""
+    search = "ismcts:simulations=2"
+    pool_league = League(tmp_path / "run", {"heuristic": 0.5, "pool": 0.5}, pool=[search], game="dragonstones_v1",
+                         table=0.2)
+    pool_league.check()  # loads at run start as a training run does
+    venv = LeagueCollector("Dragonstones-v0", 2, seed=3, opponents=pool_league, num_players=[3, 4],
+                           illegal_action="raise")
+    venv.reset()
+    rng = np.random.default_rng(1)
+    episodes = 0
+    for _ in range(250):
+        masks = venv.action_masks()
+        for table, mask in zip(venv.tables, masks, strict=True):
+            assert np.array_equal(mask, table.learner_observation()["action_mask"].astype(bool))
+        infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))[3]
+        episodes += sum("episode" in info for info in infos)
+    searcher = pool_league._cache[search]
+    assert type(searcher).__name__ == "SearchPolicy" and searcher.simulated > 0  # it searched, in the collector
+    assert episodes >= 1 and venv.get_attr("timers")[0]["opponent_decisions"] > 250
+    venv.close()

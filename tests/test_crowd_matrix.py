@@ -51,3 +51,22 @@ def test_a_folder_without_a_panel_is_refused_by_name(tmp_path, capsys):
     bad = _write(tmp_path / "b", "b", [_mix("x", 1, 4, 1)])
     assert main([bad]) == 2
     assert "no mix of 3 copies" in capsys.readouterr().err
+
+
+def test_the_search_takes_a_row_and_a_column(tmp_path, capsys):
+    """``ismcts`` with options is a panel's candidate (its crowd's row) and a --baseline opponent (its
+    column) through ``dragonstones evaluate``, at a tiny game count; its seats go through ``decide``
+    (``act`` alone raises), so a finished panel is that path's proof."""
+    pytest.importorskip(EVAL_MODULE, reason=EVAL)
+    from dragonstones_env.evaluation.cli import main as evaluate
+
+    search = "ismcts:simulations=2"
+    row, column = tmp_path / "panel-search", tmp_path / "panel-heuristic"
+    common = ["--game", "drachenschatten", "--players", "3", "--k", "2", "--games", "3", "--copies", "--no-progress"]
+    assert evaluate(["--panel", search, "--baseline", "random", "--out", str(row), *common]) == 0
+    assert evaluate(["--panel", "ds-heuristic", "--baseline", search, "--out", str(column), *common]) == 0
+    capsys.readouterr()
+    m = crowd_matrix([str(row), str(column)], players=3)
+    assert search in m["rows"] and search in m["rows"]["ds-heuristic"]
+    assert all(cell["games"] == 3 for cells in m["rows"].values() for cell in cells.values())
+    assert f"| {search} (3 games) |" in markdown(m)

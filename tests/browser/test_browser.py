@@ -291,3 +291,36 @@ def test_every_screen_size_and_table_size(page, server_url, size):
     page.wait_for_function("ui.state && ui.state.actions")
     _check_layout(page, f"{size} DrachenSchatten 4 players", height)
     page.screenshot(path=str(SHOTS / f"drachenschatten-4p-{size}.png"), full_page=True)
+
+
+def test_a_search_bot_shows_it_is_thinking(page, server_url):
+    """A seat of ``ismcts`` (the menu's slow one, about a second a decision): after the person's move
+    the page answers at once and shows "thinking…" on the searching seat, then the game goes on by
+    itself (the page polls) to the person's next decision."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    search = "ismcts:simulations=100"
+    page.goto(server_url)
+    page.wait_for_selector("#seat-policies select")
+    offered = page.eval_on_selector_all("#policy-1 option", "els => els.map((e) => e.value)")
+    assert {"ismcts", "ismcts:simulations=10", search} <= set(offered), offered  # the seat menu's searches
+    made = _post(f"{server_url}/api/games", {"game": "dragonstones", "players": 3, "seed": 7,
+                                             "seats": ["human", search, search]})
+    page.goto(f"{server_url}/#/game/{made['id']}?token={made['tokens']['0']}")
+    seen = False
+    for _ in range(6):
+        page.wait_for_function("ui.state && (ui.state.actions || ui.state.result)", timeout=120_000)
+        if page.is_visible("#result"):
+            break
+        before = _moves(page)
+        (page.query_selector("#submit-bid") or page.query_selector_all("button.choice")[0]).click()
+        page.wait_for_function(f"ui.state.moves > {before}")
+        # the badge is drawn from the state that says who thinks (checked in one go: no race with the poll)
+        seen = page.evaluate("""() => typeof ui.state.thinking === 'number' && !ui.state.actions &&
+            !!document.querySelector(`.seat[data-seat="${ui.state.thinking}"] .badge.thinking`) &&
+            document.querySelector('#actions').textContent.includes('is thinking')""")
+        if seen:
+            page.screenshot(path=str(SHOTS / "fist-thinking-1400x900.png"))
+            break
+    assert seen, "no move of the person's was followed by a search's, shown thinking"
+    page.wait_for_function("ui.state.actions || ui.state.result", timeout=120_000)  # it moved on by itself
+    assert page.query_selector(".badge.thinking") is None and not page.text_content("#error")

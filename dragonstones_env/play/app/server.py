@@ -12,7 +12,8 @@ the ``Authorization: Bearer TOKEN`` header):
 * ``GET /api/games/{id}[?log_from=k&insight=1]``: what the token's seat sees, or without a seat's
   token what a spectator sees (bots due to move move first);
 * ``POST /api/games/{id}/actions`` ``{"action"}`` with a seat's token: its move, then the bots'
-  up to the next human decision (at pace 0);
+  up to the next human decision (at pace 0), or up to a search's (``ismcts``): a search decides in
+  a bot thread while the state says ``"thinking": seat``, and moves on its own (the page polls);
 * ``POST /api/games/{id}/pace`` ``{"pace_ms"}`` with the creator's or a seat's token;
   ``GET /api/games/{id}/record`` (once over); ``DELETE /api/games/{id}`` with the creator's token;
 * ``POST /api/replays`` a record (the engine's JSON list, or a file saved by the app) returns
@@ -22,14 +23,18 @@ Every request's ``Host`` must be an IP address, ``localhost`` or a name the serv
 (``--allow-host``), and every state-changing request must say ``Content-Type: application/json``
 (so that another site's page can neither rebind a name to this server nor post to it). Bodies are
 read as a stream and cut at a limit; parsing, checking and playing run in worker threads, so no
-request holds up the others (issue #29).
+request holds up the others (issue #29), and no request waits for a search bot's decision
+(issue #27): two bot threads decide those, off the table's lock, on a copy of the game.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -46,7 +51,7 @@ from dragonstones_env.bounds import FILE_BYTES
 
 from . import games
 from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
-from .store import Replays, Tables
+from .store import Replays, Table, Tables
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = min(4_000_000, FILE_BYTES["record"])  # bytes of a replay's body: a long record is about 150 kB
@@ -181,6 +186,36 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     async def run(fn: Callable, *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
         return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
 
+    # Search bots' decisions (0.1 to 1 s each): two bot threads, one decision per job, so tables take
+    # turns; a request only starts one (with the table's lock) and answers at once.
+    bots = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dragonstones-search")
+
+    def start_search(table: Table) -> None:
+        """(with the table's lock) Hand a due search's decision to a bot thread."""
+        job = table.game.think_due()
+        if job is None:
+            return
+        try:
+            bots.submit(search, table, job)
+        except RuntimeError:  # the interpreter is shutting down: the next server resumes the table
+            table.game.thinking = None
+
+    def search(table: Table, job: Callable[[], tuple[int, int]]) -> None:
+        moves, action = -1, None
+        try:
+            moves, action = job()
+        except Exception as err:  # a broken search must not end the thread; the next request retries it
+            print(f"dragonstones serve: table {table.id}: the search failed: {type(err).__name__}: {err}",
+                  file=sys.stderr, flush=True)
+        with table.lock:
+            if not tables.holds(table):  # deleted, expired or unloaded meanwhile
+                table.game.thinking = None
+                return
+            table.game.play_thought(moves, action)
+            table.game.advance()
+            tables.save(table)
+            start_search(table)
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
@@ -198,8 +233,11 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
         return _json(await run(meta_data))
 
     def new_table(body: Any) -> dict[str, Any]:
-        game = LiveGame(body, sources)
+        game = LiveGame(body, sources, background=True)
         key, creator, tokens = tables.add(game)
+        table = tables.get(key)
+        with table.lock:
+            start_search(table)
         return {"id": key, "creator": creator, "tokens": {str(s): t for s, t in tokens.items()},
                 "seeded": game.seeded}
 
@@ -227,6 +265,7 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
                     table.seen[seat] = tables.clock()
                 table.game.advance()
                 tables.save(table)
+                start_search(table)
                 return table.game.state(seat, log_from, want)
 
         return _json(await run(work))
@@ -247,6 +286,7 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
                 table.game.act(seat, body)
                 table.game.advance()
                 tables.save(table)
+                start_search(table)
                 return table.game.state(seat, log_from)
 
         return _json(await run(work))
@@ -330,7 +370,12 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
         Route("/api/replays/{id}", show_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={AppError: app_error})
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        bots.shutdown(wait=False, cancel_futures=True)  # a search under way ends on its own (about a second)
+
+    app = Starlette(routes=routes, exception_handlers={AppError: app_error}, lifespan=lifespan)
     app.state.tables, app.state.replays, app.state.sources = tables, replays, sources
     app.add_middleware(Guard, hosts=settings.hosts)
     return app

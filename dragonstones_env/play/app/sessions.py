@@ -23,7 +23,9 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePath
 from types import ModuleType
 from typing import Any
@@ -34,6 +36,7 @@ from dragonstones_env.bounds import BOUNDS
 from dragonstones_env.core import ReplayError
 from dragonstones_env.policies import PolicyError, available, decide, load_policy
 from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
+from dragonstones_env.policies.information import needs_game
 
 from . import games
 from .games.common import insight
@@ -99,6 +102,10 @@ class LRU:
 
 
 _POLICY_CACHE: dict[tuple[str, str], bool] = {}
+# Built-ins with options a server's seat menu offers besides the plain names (a request names no other
+# options: one could name a file, or ask a search for hours): a quicker, weaker search and a slower,
+# stronger one than ``ismcts`` (30 simulations), about 0.1 s and 1 s a decision (docs/results.md).
+MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100")
 
 
 def load_seat_policy(mod: ModuleType, spec: Any, seed: int, deterministic: bool = False) -> Any:
@@ -117,9 +124,10 @@ def load_seat_policy(mod: ModuleType, spec: Any, seed: int, deterministic: bool 
 
 
 def policies_for(mod: ModuleType) -> list[str]:
-    """The names of ``policies.available()`` that play ``mod``'s game (loaded once to ask)."""
+    """The names of ``policies.available()`` and :data:`MENU_SPECS` that play ``mod``'s game (loaded
+    once to ask)."""
     out = []
-    for spec in available():
+    for spec in [*available(), *MENU_SPECS]:
         key = (mod.GAME_ID, spec)
         if key not in _POLICY_CACHE:
             try:
@@ -348,9 +356,15 @@ class LiveGame:
     ``sources`` says where its policies and deck may come from (:data:`LOCAL` for the terminal).
     A seed chosen by the request is allowed and announced to every seat (``seeded``: whoever chose
     it can know every hidden card); otherwise the seed is drawn from ``secrets`` (63 bits).
+
+    ``background``: a bot that searches (one that needs the game, ``ismcts``: some 0.1 to 1 s a
+    decision) is not played by :meth:`advance`, which stops at its decision; the server decides it
+    off the table's lock (:meth:`think_due`, then :meth:`play_thought`) while :attr:`thinking` names its
+    seat, so that no request waits for a search. Without it (the terminal) every bot moves in
+    :meth:`advance`.
     """
 
-    def __init__(self, body: dict[str, Any], sources: Sources = LOCAL):
+    def __init__(self, body: dict[str, Any], sources: Sources = LOCAL, background: bool = False):
         if not isinstance(body, dict):
             raise AppError(400, "the body must be a JSON object {\"game\", \"players\", \"seats\", ...}")
         self.mod = adapter(body.get("game"))
@@ -377,10 +391,12 @@ class LiveGame:
         self.policies = [None if s == HUMAN else sources.policy(mod, s, seed + 1 + i) for i, s in enumerate(seats)]
         self.env = table(mod, n, options, self.policies)
         self.env.reset(seed=seed)
-        self._start()
+        self._start(background)
         self.advance()
 
-    def _start(self) -> None:
+    def _start(self, background: bool) -> None:
+        self.background = background
+        self.thinking: int | None = None  # the seat whose search is being decided off the lock
         # Insight is recorded only where nobody plays against the bots (it shows their private knowledge).
         self.insight_allowed = HUMAN not in self.seats
         self.insights: list[dict[str, Any]] = []
@@ -388,10 +404,12 @@ class LiveGame:
         self.last_move = time.monotonic()
 
     @classmethod
-    def resume(cls, setup: dict[str, Any], record: list[dict], sources: Sources) -> LiveGame:
+    def resume(cls, setup: dict[str, Any], record: list[dict], sources: Sources,
+               background: bool = False) -> LiveGame:
         """The table of ``setup`` (its game, seats, names, pace) at the end of ``record``, checked by the
         engine's verified replay; each bot is given the observations it saw, so that its own random
-        state continues as if the server had never stopped."""
+        state continues as if the server had never stopped. A search (``ismcts``) is not: it would
+        search every past decision again (seconds a table), so it goes on from its seed's state."""
         self = cls.__new__(cls)
         self.mod = mod = adapter(setup["game"])
         try:
@@ -405,12 +423,12 @@ class LiveGame:
         self.policies = [None if s == HUMAN else sources.policy(mod, s, seed + 1 + i) for i, s in enumerate(self.seats)]
         self.env = mod.env_for_record(start)
         _tell_deck(self.env, self.policies)
-        self._start()
+        self._start(background)
         n = start["num_players"]
         for ev in record:
             if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
                 seat, action = ev["player"], mod.encode(ev["option"], ev["player"], n)
-                if self.policies[seat] is not None:
+                if self.policies[seat] is not None and not needs_game(self.policies[seat]):
                     self.policies[seat].act(self.env.observe(self.env.agent_selection))
                 self._step(action)
         if self.env.game.record != record:
@@ -438,13 +456,23 @@ class LiveGame:
         self.moves += 1
         self.last_move = time.monotonic()
 
+    def _due(self, played: int, now: float | None) -> int | None:
+        """The bot seat whose move is due now (pace permitting), or None."""
+        seat = self.actor()
+        if seat is None or self.policies[seat] is None or self.thinking is not None:
+            return None
+        now = time.monotonic() if now is None else now
+        if self.pace_ms and (played or (now - self.last_move) * 1000 < self.pace_ms):
+            return None
+        return seat
+
     def advance(self, now: float | None = None) -> int:
         """Play the bots' moves that are due: all up to a human's decision at pace 0, else at most
-        one per ``pace_ms`` since the last move. Returns the moves played."""
+        one per ``pace_ms`` since the last move; in the background mode, up to a search's decision
+        (:meth:`think_due`). Returns the moves played."""
         played = 0
-        while (seat := self.actor()) is not None and self.policies[seat] is not None:
-            now = time.monotonic() if now is None else now
-            if self.pace_ms and (played or (now - self.last_move) * 1000 < self.pace_ms):
+        while (seat := self._due(played, now)) is not None:
+            if self.background and needs_game(self.policies[seat]):
                 break
             policy, agent = self.policies[seat], self.env.agent_selection
             if self.insight_allowed:
@@ -454,6 +482,27 @@ class LiveGame:
             self._step(int(decide(policy, self.env, agent)))
             played += 1
         return played
+
+    def think_due(self, now: float | None = None) -> Callable[[], tuple[int, int]] | None:
+        """Background mode: if a search's decision is due (after :meth:`advance`), mark its seat
+        :attr:`thinking` (nothing moves the game until :meth:`play_thought`) and return the job that
+        decides it, to run without the table's lock: it returns ``(moves, action)``. Else None."""
+        seat = self._due(0, now)
+        if seat is None or not self.background or not needs_game(self.policies[seat]):
+            return None
+        self.thinking = seat
+        # On a copy of the env, taken now under the lock: requests read the game while the search
+        # runs. The copy is the same game, so the search decides as it would on the env itself.
+        return partial(_think, self.policies[seat], copy.deepcopy(self.env), self.moves)
+
+    def play_thought(self, moves: int, action: int | None) -> bool:
+        """Play the action a :meth:`think_due` job returned (None: it failed; the next request tries
+        again) if the game is still where it was thought; whether it was played."""
+        seat, self.thinking = self.thinking, None
+        if action is None or seat is None or self.moves != moves or self.actor() != seat:
+            return False
+        self._step(action)
+        return True
 
     def act(self, seat: int, body: Any) -> None:
         """A human's action for ``seat`` (the seat its token holds); refused (nothing changes) unless
@@ -512,6 +561,7 @@ class LiveGame:
             "log_from": min(log_from, len(log)),
             "log_total": len(log),
             "moves": self.moves,
+            "thinking": self.thinking,
             "pace_ms": self.pace_ms,
             "insight_allowed": self.insight_allowed,
             "insight": self.insights[-4:] if want_insight and self.insight_allowed else None,
@@ -531,6 +581,10 @@ class LiveGame:
             raise AppError(409, "the record is available once the game is over (it holds the seed, "
                                 "which tells every hidden card)")
         return {"game": self.mod.GAME_ID, "seats": self.seats, "names": self.names, "record": self.env.game.record}
+
+
+def _think(policy: Any, env: Any, moves: int) -> tuple[int, int]:
+    return moves, int(decide(policy, env, env.agent_selection))
 
 
 def evaluation_seed(seed: int, game_index: int, seat: int) -> int:

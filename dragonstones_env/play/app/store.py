@@ -163,7 +163,7 @@ class Tables:
             raise AppError(404, f"unknown game id {key[:40]!r}")
         setup, creator, tokens, touched = rows[0]
         record = [json.loads(e) for (e,) in self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,))]
-        game = LiveGame.resume(json.loads(setup), record, self.sources)
+        game = LiveGame.resume(json.loads(setup), record, self.sources, background=True)
         table = Table(key, game, creator, {int(s): h for s, h in json.loads(tokens).items()}, touched,
                       saved=len(record), saved_touch=touched)
         with self._lock:
@@ -175,13 +175,15 @@ class Tables:
 
     def _unload_some(self) -> None:
         """Unload the least recently used tables beyond ``max_loaded``: never one with a connected human,
-        nor one a request is using or has just fetched (two copies of a table must not both play)."""
+        nor one a request is using, a search is deciding for, or a request has just fetched (two copies of
+        a table must not both play)."""
         now = self.clock()
         for key in list(self.items):
             if len(self.items) <= self.max_loaded:
                 return
             table = self.items[key]
-            if not table.connected(now) and not table.lock.locked() and now - table.touched > 10:
+            if (not table.connected(now) and not table.lock.locked() and table.game.thinking is None
+                    and now - table.touched > 10):
                 del self.items[key]
 
     def _expire(self) -> None:
@@ -250,6 +252,11 @@ class Tables:
                            (json.dumps(table.game.setup()), table.touched, int(table.game.over), table.id)))
         self._write(statements)
         table.saved, table.saved_touch = len(record), table.touched
+
+    def holds(self, table: Table) -> bool:
+        """Whether ``table`` is still this store's loaded copy (not deleted, expired or unloaded)."""
+        with self._lock:
+            return self.items.get(table.id) is table
 
     def remove(self, key: str) -> None:
         self._write([("DELETE FROM events WHERE id = ?", (key,)), ("DELETE FROM tables WHERE id = ?", (key,))])

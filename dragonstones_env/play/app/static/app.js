@@ -161,7 +161,9 @@ function seatBox(s, i) {
   const cls = "seat" + (s.actor === i ? " acting" : "") + (s.seat === i ? " me" : "");
   return el("div", { class: cls, "data-seat": i },
     el("div", { class: "name" }, el("span", {}, s.names[i] + (s.seat === i ? " (you)" : "")), el("small", {}, who),
-       s.actor === i ? el("span", { class: "badge to-act" }, "to act") : null),
+       // a search bot deciding in the server's bot thread (it takes a moment): "thinking…"
+       s.thinking === i ? el("span", { class: "badge thinking", id: "thinking", title: `${s.seats[i]} is searching its move` }, "thinking…")
+         : s.actor === i ? el("span", { class: "badge to-act" }, "to act") : null),
     DRAW[s.game].seat(s, i));
 }
 
@@ -223,7 +225,8 @@ function drawActions(s) {
   const head = el("h3", {}, s.seat === null || s.kind === "replay" ? "Moves" : "Your move");
   if (!s.actions) {
     const text = s.result ? "The game is over." : s.kind === "replay" ? "A replay: step through it below the table."
-      : s.seat === null ? "You are watching: no seat is yours here." : "Waiting for the other players…";
+      : s.seat === null ? "You are watching: no seat is yours here."
+      : typeof s.thinking === "number" ? `Waiting: ${s.names[s.thinking]} is thinking…` : "Waiting for the other players…";
     fill(box, head, el("div", { class: "muted" }, text));
     return;
   }
