@@ -183,11 +183,13 @@ def test_population_games_are_seeded_and_written_as_a_shippable_mixture(tmp_path
                                progress=False)
     assert one.seats.sum() == 18 and np.array_equal(one.wins, two.wins)
     net = write_checkpoint(tmp_path / "net", seed=5)
-    folder = meta.write_mixture(tmp_path / "mix", [str(net), "value", "miser"],
-                                {str(net): 0.7, "value": 0.3, "miser": 0.0}, "dragonstones", {"note": 1})
+    folder = meta.write_mixture(tmp_path / "mix", [str(net), "value", "miser", "champion"],
+                                {str(net): 0.6, "value": 0.3, "miser": 0.0, "champion": 0.1}, "dragonstones",
+                                {"note": 1})
     policy = load_policy(str(folder))
-    assert policy.names == ["members/0-net", "value"] and policy.weights.tolist() == pytest.approx([0.7, 0.3])
-    assert (folder / "members" / "0-net" / "policy.npz").is_file()
+    assert policy.names == ["members/0-net", "value", "champion"]  # the shipped champion kept by its name
+    assert policy.weights.tolist() == pytest.approx([0.6, 0.3, 0.1])
+    assert sorted(p.name for p in (folder / "members").iterdir()) == ["0-net"]
 
 
 def test_every_rule_bot_of_the_game_can_be_a_member(tmp_path):

@@ -48,7 +48,7 @@ from dragonstones_env.evaluation.facts import EvaluationError, check_bounded, pl
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
 from dragonstones_env.policies.checkpoint import expected_layout
-from dragonstones_env.policies.registry import available, shipped, shipped_dir
+from dragonstones_env.policies.registry import available
 from dragonstones_env.registry import get as get_game
 
 
@@ -161,15 +161,16 @@ def play_population(members: Sequence[str], players: int, games: int, seed: int,
 
 
 def member_source(spec: str) -> Path | None:
-    """The checkpoint folder a member spec names, or None for a rule bot kept by its name."""
-    if spec in shipped():
-        return shipped_dir() / spec
+    """The checkpoint folder to copy into a mixture for a member spec, or None for a member kept by
+    its name: a rule bot, or a checkpoint shipped with the package (the same package version
+    loads the same one)."""
     return None if spec in available() else Path(spec)
 
 
 def write_mixture(folder: Path, members: Sequence[str], weights: dict[str, float], game_id: str,
                   extra: dict[str, Any]) -> Path:
-    """The chosen mixture as one folder: checkpoint members copied into ``members/``, rule bots by name."""
+    """The chosen mixture as one folder: checkpoint folders copied into ``members/``, built-in and
+    shipped names kept as names."""
     entries = []
     for i, spec in enumerate(members):
         source = member_source(spec)
