@@ -98,17 +98,25 @@ class _Plan:
     offsets: tuple[int, ...]  # per step, where its values start in the gathered list (-1: none)
 
 
-_PLANS: dict[int, tuple[dict[str, Piece], _Plan]] = {}
+_PLANS: dict[tuple[int, tuple[str, ...] | None], tuple[dict[str, Piece], _Plan]] = {}
 
 
-def _plan(layout: dict[str, Piece]) -> _Plan:
-    """The decoding plan of a layout, cached by identity (layouts are module constants; the cache
-    keeps each one alive, so its id is never reused)."""
-    cached = _PLANS.get(id(layout))
+def _plan(layout: dict[str, Piece], pieces: tuple[str, ...] | None = None) -> _Plan:
+    """The decoding plan of a layout (of only ``pieces``, in layout order, if given), cached by
+    the layout's identity (layouts are module constants; the cache keeps each one alive, so its
+    id is never reused)."""
+    cached = _PLANS.get((id(layout), pieces))
     if cached is not None and cached[0] is layout:
         return cached[1]
+    if pieces is not None:
+        unknown = sorted(set(pieces) - set(layout))
+        if unknown:
+            raise ValueError(f"decode: no piece named {', '.join(map(repr, unknown))}; "
+                             f"the pieces are {', '.join(layout)}")
     steps, index, offsets = [], [], []
     for p in layout.values():
+        if pieces is not None and p.name not in pieces:
+            continue
         if p.onehot:
             step = _Step(p.name, "onehot", p.slice, p.shape, p.labels)
         elif p.labels is not None and len(p.shape) == 1:
@@ -125,11 +133,12 @@ def _plan(layout: dict[str, Piece]) -> _Plan:
             offsets.append(-1)
         steps.append(step)
     plan = _Plan(tuple(steps), np.array(index, np.intp), tuple(offsets))
-    _PLANS[id(layout)] = (layout, plan)
+    _PLANS[(id(layout), pieces)] = (layout, plan)
     return plan
 
 
-def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact: np.ndarray) -> dict[str, Any]:
+def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact: np.ndarray,
+           pieces: tuple[str, ...] | None = None) -> dict[str, Any]:
     """A structured, unscaled view of a flat vector: piece name -> value.
 
     * a one-hot piece: its label (or index, without labels), ``None`` where nothing is set;
@@ -141,11 +150,12 @@ def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact:
     ``scales`` and ``exact`` are :func:`scale_vector` and :func:`exact_vector` of the layout
     (computed once by the caller). Every bot reads its observation through this, so the work per
     piece is planned once per layout (:func:`_plan`): the one-hot and labelled pieces are read as
-    Python floats gathered in one call, the rest as views of one array.
+    Python floats gathered in one call, the rest as views of one array. With ``pieces`` (a tuple
+    of names), only those are decoded: a bot that reads a few pieces need not pay for the rest.
     """
     flat = np.asarray(obs, np.float64) * scales
     flat = np.where(exact, np.rint(flat), flat)
-    plan = _plan(layout)
+    plan = _plan(layout, pieces)
     values = flat[plan.scalar_index].tolist()
     out: dict[str, Any] = {}
     for step, at in zip(plan.steps, plan.offsets, strict=True):

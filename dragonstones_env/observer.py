@@ -44,10 +44,11 @@ class Observation:
         """The named piece of an observation, in its shape (a view, not a copy)."""
         return view_piece(self.layout, obs, name)
 
-    def decode(self, obs: np.ndarray) -> dict[str, Any]:
+    def decode(self, obs: np.ndarray, pieces: tuple[str, ...] | None = None) -> dict[str, Any]:
         """A structured, unscaled view of an observation vector: piece name -> value (one-hot
-        pieces as their label, labelled pieces as dicts, the rest as counts)."""
-        return decode_layout(self.layout, obs, self._scales, self._exact)
+        pieces as their label, labelled pieces as dicts, the rest as counts); only ``pieces``
+        (a tuple of names) if given."""
+        return decode_layout(self.layout, obs, self._scales, self._exact, pieces)
 
     def table(self) -> str:
         """The observation layout as a Markdown table (the README's copies are generated from this)."""

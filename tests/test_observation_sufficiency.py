@@ -25,7 +25,7 @@ import pytest
 from dragonstones_env import env
 from dragonstones_env.games.fist.cards import COLOURS
 from dragonstones_env.games.fist.engine import Game
-from dragonstones_env.games.fist.observation import Observer, decode
+from dragonstones_env.games.fist.observation import OBS_SIZE, Observer, decode
 from tests.aec_support import play_until, random_step
 
 
@@ -245,6 +245,44 @@ def test_decode_inverts_the_encoding_of_every_piece():
     assert d["progress"]["auctions_held"] == len(game.auctions)
     assert d["bid_cards"][: len(game.auctions)] == [a.card for a in game.auctions]
     assert d["seat_present"].sum() == n
+
+
+def test_decoding_some_pieces_gives_those_pieces_of_the_whole_decode():
+    """The bots decode only the pieces they read (a cost, not a different view): every piece so
+    decoded equals the whole decode's, at every decision of a random game of each game."""
+    from dragonstones_env import games
+    from dragonstones_env.games.drachenschatten.observation import decode as ds_decode
+    from dragonstones_env.policies.bots.drachenschatten import PIECES as DS_PIECES
+    from dragonstones_env.policies.bots.fist.table import PIECES
+
+    def same(a, b):
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, np.ndarray):
+            return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+        return type(a) is type(b) and a == b
+
+    rng = np.random.default_rng(5)
+    for game, dec, pieces in (("dragonstones", decode, PIECES), ("drachenschatten", ds_decode, DS_PIECES)):
+        e = games.get(game).env(num_players=4)
+        e.reset(seed=5)
+        seen = 0
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            whole, part = dec(obs["observation"]), dec(obs["observation"], pieces)
+            assert set(part) == set(pieces) | ({"asks"} if game == "dragonstones" else set())
+            assert all(same(part[k], whole[k]) for k in part), game
+            seen += 1
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert seen > 50
+    blank = np.zeros(OBS_SIZE, np.float32)
+    with pytest.raises(ValueError, match="no piece named 'cards'"):
+        decode(blank, ("decision", "card", "cards"))
+    with pytest.raises(ValueError, match="must include 'decision' and 'card'"):
+        decode(blank, ("seats",))
 
 
 def test_a_tiebreak_bid_is_observed_as_silver_and_amulet_not_only_its_value():

@@ -73,11 +73,12 @@ _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 OBSERVATION = Observation(LAYOUT, MAX_SEATS)  # permutation, view, decode and table, shared code
 
 
-def decode(obs: np.ndarray) -> dict[str, Any]:
+def decode(obs: np.ndarray, pieces: tuple[str, ...] | None = None) -> dict[str, Any]:
     """A structured, unscaled view of an observation vector: piece name -> value (one-hot
     pieces as their label or index, labelled pieces as dicts, the rest as counts). Bots read
-    observations through this, never through the scales above."""
-    return OBSERVATION.decode(obs)
+    observations through this, never through the scales above. With ``pieces`` (a tuple of
+    names), only those pieces are decoded."""
+    return OBSERVATION.decode(obs, pieces)
 
 
 view = OBSERVATION.view

@@ -125,7 +125,7 @@ _BID_DIV = np.array(BID_SCALE, np.float32)
 _OWN_DIV = np.array(OWN_SCALE, np.float32)
 
 
-def decode(obs: np.ndarray) -> dict[str, Any]:
+def decode(obs: np.ndarray, pieces: tuple[str, ...] | None = None) -> dict[str, Any]:
     """A structured, unscaled view of an observation vector: piece name -> value.
 
     One-hot pieces give their label (``decode(obs)["card"] == "Troll"``), labelled pieces a
@@ -136,8 +136,14 @@ def decode(obs: np.ndarray) -> dict[str, Any]:
     ``"decision"`` is the decision's kind (:data:`.decisions.KINDS`, ``"none"`` once the game is
     over) and ``"asks"`` the character that asks it: the ``card`` piece, but for the held
     Doppelganger's offer (F28), which asks about the won card (``card``).
+
+    With ``pieces`` (a tuple of piece names, ``"decision"`` and ``"card"`` among them), only those
+    pieces are decoded (and ``"asks"``): what a bot that reads a few pieces pays for.
     """
-    d = OBSERVATION.decode(obs)
+    if pieces is not None and ("decision" not in pieces or "card" not in pieces):
+        raise ValueError(f"decode: pieces must include 'decision' and 'card' (they give the kind and 'asks'), "
+                         f"got {pieces}")
+    d = OBSERVATION.decode(obs, pieces)
     slot = d["decision"]  # the layout-v1 name, read back as (kind, the character that asks)
     d["decision"] = V1_KIND.get(slot, slot)
     d["asks"] = V1_CARD.get(slot, d["card"]) if slot != "none" else None

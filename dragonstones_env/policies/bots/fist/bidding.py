@@ -68,18 +68,12 @@ def win_curve(values: Values, t: Table) -> np.ndarray:
 def _win_curve(p: Params, opponents: tuple, done: int) -> np.ndarray:
     """The win curve against ``opponents`` (fairy, common, amulet, black coin, bids of nothing this
     turn, could score with the character) after ``done`` auctions. Read only: it is shared."""
-    prior, weight = p.zero_prior, p.zero_weight
     lt = np.ones(VMAX + 1)
     le = np.ones(VMAX + 1)
     clean = 1.0
     for fairy, common, amulet, black, zero, scores in opponents:
-        a, b = uniform_cdfs(min(fairy, A.FAIRY_CAP), min(common, A.COMMON_CAP), amulet)
-        z = (prior * weight + zero) / (weight + done)
-        if scores:
-            z *= p.zero_if_scoring
-        if z > 0:
-            a = (1 - z) * a + z * _POSITIVE
-            b = (1 - z) * b + z
+        a, b = _opponent_cdfs(p.zero_prior, p.zero_weight, p.zero_if_scoring, fairy, common, amulet, zero, scores,
+                              done)
         lt = lt * a
         le = le * b
         if black:
@@ -87,6 +81,23 @@ def _win_curve(p: Params, opponents: tuple, done: int) -> np.ndarray:
     win = (lt + p.tie_share * (le - lt)) * clean
     win[0] = 0.0
     return win
+
+
+@lru_cache(maxsize=8192)
+def _opponent_cdfs(prior: float, weight: float, if_scoring: float, fairy: int, common: int, amulet: bool, zero: int,
+                   scores: bool, done: int) -> tuple[np.ndarray, np.ndarray]:
+    """One opponent's P(bid < v) and P(bid <= v): nothing with the rate at which he has bid nothing
+    (``prior`` worth ``weight`` auctions, ``zero`` of ``done``), else uniform over his holdings.
+    Cached apart from the whole curve: a curve changes with any opponent, each one's factor
+    seldom does. Read only: it is shared."""
+    a, b = uniform_cdfs(min(fairy, A.FAIRY_CAP), min(common, A.COMMON_CAP), amulet)
+    z = (prior * weight + zero) / (weight + done)
+    if scores:
+        z *= if_scoring
+    if z > 0:
+        a = (1 - z) * a + z * _POSITIVE
+        b = (1 - z) * b + z
+    return a, b
 
 
 def fairy_price(values: Values, t: Table, win: np.ndarray, current: float) -> float:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.observation import decode
 
 from . import bidding, choices
 from .custom_values import deck_gains
 from .params import PARAMS, Params
-from .table import Table, read
+from .table import Table, observe
 from .values import Values
 
 
@@ -41,12 +40,12 @@ class HeuristicPolicy:
         self.values.custom = deck_gains(deck)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        return self.decide(read(decode(observation["observation"])), observation["action_mask"])
+        return self.decide(observe(observation["observation"]), observation["action_mask"])
 
     def win_chance(self, observation: dict[str, np.ndarray]) -> float:
         """The chance that the viewer wins from here, as the bot judges the seats' positions
         (:data:`.values.WIN_WEIGHTS`): what a search (``ismcts``) reads at its horizon."""
-        t = read(decode(observation["observation"]))
+        t = observe(observation["observation"])
         z = np.array([self.values.win_logit(s) for s in t.seats])
         z = np.exp(z - z.max())
         return float(z[0] / z.sum())

@@ -14,7 +14,7 @@ import numpy as np
 
 from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
 from dragonstones_env.games.fist.engine import START
-from dragonstones_env.games.fist.observation import CARD_STATUS
+from dragonstones_env.games.fist.observation import CARD_STATUS, decode
 
 
 @dataclass(slots=True)
@@ -51,7 +51,7 @@ class Table:
     played: list[str]  # characters already auctioned or played this turn (any status)
     seats: list[Seat]  # relative order; seats[0] is the viewer
     bids: dict[str, np.ndarray]  # this turn's revealed bids: feature -> (auction, relative seat)
-    decoded: dict[str, Any]  # the whole decode(obs), for what the fields above leave out (a power's state)
+    decoded: dict[str, Any]  # the decoded pieces (PIECES), for what the fields above leave out (a power's state)
     memo: dict = field(default_factory=dict)  # values computed for this decision
 
     @property
@@ -72,24 +72,34 @@ def for_decision(table: dict, t: Table):
 
 _SEAT_READ = ("score", "red", "blue", "yellow", "fairy_spent", "amulets", "black", "doppelganger",
               "fairy", "common", "silver", "coins_known", "in_tiebreak")
+# The pieces :func:`read` uses (and the collector's ``rainbow_named``): a bot decodes only these,
+# as the bid history's cards, the special piles and most of the power's state are never read.
+PIECES = ("seat_present", "decision", "card", "progress", "bank", "pending_stones", "turn_cards", "seats", "bids",
+          "own", "rainbow_named")
+_DONE = tuple(status for status in CARD_STATUS if status != "face_down")
+
+
+def observe(obs: np.ndarray) -> Table:
+    """The :class:`Table` of an observation vector, decoding only the pieces the bots read."""
+    return read(decode(obs, PIECES))
 
 
 def read(d: dict[str, Any]) -> Table:
-    """The :class:`Table` of a decoded observation (``d = decode(obs)``)."""
+    """The :class:`Table` of a decoded observation (``d = decode(obs)`` or ``decode(obs, PIECES)``)."""
     n = int(d["seat_present"].sum())
     turn = d["turn_cards"]
     down = turn["face_down"]
     face_down = []
     for i in np.flatnonzero(down).tolist():
         face_down += [CHARACTER_SLOTS[i]] * int(down[i])
-    done = sum(turn[status] for status in CARD_STATUS if status != "face_down")
+    done = sum(turn[status] for status in _DONE)
     played = [CHARACTER_SLOTS[i] for i in np.flatnonzero(done).tolist()]
     own, bank, pend, sd = d["own"], d["bank"], d["pending_stones"], d["seats"]
-    rows = [sd[f][:n].astype(np.int64).tolist() for f in _SEAT_READ]
+    # One array of the features read, one conversion: a row per seat.
+    rows = np.array([sd[f] for f in _SEAT_READ])[:, :n].T.astype(np.int64).tolist()
     seats = []
-    for rel in range(n):
-        score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = (
-            r[rel] for r in rows)
+    for rel, (score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie) in enumerate(
+            rows):
         if rel == 0:
             fairy, common, silver = own["fairy"], own["common"], own["silver"]
             known = 1

@@ -23,12 +23,11 @@ import numpy as np
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.cards import COLOURS
 from dragonstones_env.games.fist.env import raw_env
-from dragonstones_env.games.fist.observation import decode
 
 from ..bidding import NO_BID
 from ..params import PARAMS, Params
 from ..policy import HeuristicPolicy
-from ..table import Seat, Table, for_decision, read
+from ..table import Seat, Table, for_decision, observe
 
 GOLD = PARAMS.common  # the heuristic's worth of one gold coin: divides its utilities into coins
 SCORING = ("Magician", "Wizard", "Sorcerer", "Enchantress", "Sorcerer's Apprentice", "Quack Wizard", "Necromancer")
@@ -88,7 +87,7 @@ class ZooPolicy:
         legal = np.flatnonzero(mask)
         if len(legal) == 0:
             raise ValueError(f"{self.style.name} bot: no legal action in this observation's action_mask")
-        t = read(decode(observation["observation"]))
+        t = observe(observation["observation"])
         kind = t.decision
         if kind == "bid":
             action = A.encode(self.bid(self, t), 0, t.n)
