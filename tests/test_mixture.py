@@ -196,3 +196,27 @@ def test_every_rule_bot_of_the_game_can_be_a_member(tmp_path):
     names = ["heuristic", *zoo("dragonstones")]
     policy = load_policy(str(make_mixture(tmp_path / "m", [(n, 1.0) for n in names])))
     assert policy.names == names
+
+
+def test_alone_against_copies_games_fill_the_pure_crowd_cells(tmp_path):
+    game = meta.EmpiricalGame.empty(["random", "heuristic"], players=3)
+    meta.play_pure(game, games=3, seed=0, workers=1, game_id="dragonstones", progress=False)
+    alone = {(m, c): game.seats[m, game.crowds.index((c, c))] for m in (0, 1) for c in (0, 1)}
+    assert alone == {(0, 0): 0, (0, 1): 3, (1, 0): 3, (1, 1): 0}  # each member alone against the other's copies
+    assert game.seats.sum() == 2 * 3 * 3  # and the copies' seats too (against one lone bot and a copy)
+
+
+def test_a_previous_runs_cells_are_read_back_and_checked(tmp_path):
+    game = meta.EmpiricalGame.empty(["a", "b"], players=3)
+    game.add([0, 1, 1], winners=[2])
+    (tmp_path / "meta.json").write_text(json.dumps({"members": ["a", "b"], "players": 3,
+                                                    "cells": {"wins": game.wins.tolist(), "seats": game.seats.tolist()}}))
+    back = meta.read_cells(tmp_path / "meta.json", ["a", "b"], 3)
+    assert np.array_equal(back.wins, game.wins) and np.array_equal(back.seats, game.seats)
+    with pytest.raises(meta.EvaluationError, match="members and players"):
+        meta.read_cells(tmp_path / "meta.json", ["a", "c"], 3)
+    (tmp_path / "bad.json").write_text(json.dumps({"members": ["a", "b"], "players": 3,
+                                                   "cells": {"wins": (game.seats + 1).tolist(),
+                                                             "seats": game.seats.tolist()}}))
+    with pytest.raises(meta.EvaluationError, match="wins <= seat-games"):
+        meta.read_cells(tmp_path / "bad.json", ["a", "b"], 3)

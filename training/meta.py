@@ -13,8 +13,10 @@ population with a meta-solver; this module is that solver, for the game's own wi
 1. **The empirical game.** ``games`` games in which every seat draws a member uniformly and
    independently. Each seat of each game is one sample of ``W(m, S)``: the win share of member
    ``m`` (a game won by several seats counts ``1/winners`` each) when the other seats hold the
-   multiset ``S``. Cells are shrunk toward parity by one pseudo-game (few cells lack data at
-   thousands of games; none is left undefined).
+   multiset ``S``. Uniform line-ups rarely deal a pure crowd (1 seat in ``M**(n-1)``), so
+   ``--pure-games N`` adds N games of each member alone against copies of each other member,
+   and ``--cells`` starts from a previous run's games. Cells are shrunk toward parity by one
+   pseudo-game (none is left undefined).
 2. **A crowd's exploitability.** A lone member ``m`` against ``n - 1`` seats drawn from a mixture
    ``sigma`` wins ``u(m, sigma) = sum_S P_sigma(S) W(m, S)`` (``P_sigma``: the multinomial).
 3. **The solve.** Every mixture on a grid of the simplex (weights in steps of ``1/grid``) is
@@ -167,6 +169,45 @@ def member_source(spec: str) -> Path | None:
     return None if spec in available() else Path(spec)
 
 
+def play_pure(game: EmpiricalGame, games: int, seed: int, workers: int, game_id: str, progress: bool = True) -> None:
+    """``games`` games of each member alone against ``n - 1`` copies of each other member, added to
+    ``game``: the cells a pure crowd and a ``--min-alone`` floor read, which uniform line-ups
+    rarely deal (1 in M**(n-1) seats)."""
+    members, n = game.members, game.players
+    pairs = [(m, c) for m in range(len(members)) for c in range(len(members)) if m != c]
+    seats, rows = [], []
+    for m, c in pairs:
+        for g in range(games):
+            row = [c] * n
+            row[g % n] = m  # the lone seat rotated
+            rows.append(row)
+            seats.append(tuple(members[i] for i in row))
+    tasks = [(0, list(enumerate(seats))[i:i + CHUNK]) for i in range(0, len(seats), CHUNK)]
+    records = play_tasks(tasks, game_id, n, seed + 1_000_000, False, preload(members, game_id, False), workers,
+                         progress, "alone-vs-copies games")[0]
+    for rec, row in zip(records, rows, strict=True):
+        game.add(row, rec["winners"])
+
+
+def read_cells(path: Path, members: Sequence[str], players: int) -> EmpiricalGame:
+    """The empirical game a previous run wrote (its meta.json), to add games to or solve again."""
+    try:
+        data = json.loads(path.read_text())
+        cells = data["cells"]
+        game = EmpiricalGame.empty(members, players)
+        wins, seats = np.array(cells["wins"], np.float64), np.array(cells["seats"], np.float64)
+        same = data["members"] == list(members) and data["players"] == players
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise EvaluationError(f"--cells {path}: not a meta.json of this module ({err})") from None
+    if not same or wins.shape != game.wins.shape or seats.shape != game.seats.shape:
+        raise EvaluationError(f"--cells {path}: its members and players must be these ({', '.join(members)}; "
+                              f"{players})")
+    if not (np.isfinite(wins).all() and (seats >= 0).all() and (wins >= 0).all() and (wins <= seats).all()):
+        raise EvaluationError(f"--cells {path}: counts must be finite, >= 0, wins <= seat-games")
+    game.wins, game.seats = wins, seats
+    return game
+
+
 def write_mixture(folder: Path, members: Sequence[str], weights: dict[str, float], game_id: str,
                   extra: dict[str, Any]) -> Path:
     """The chosen mixture as one folder: checkpoint folders copied into ``members/``, built-in and
@@ -204,7 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--members", nargs="+", required=True, help="policy specs of the population")
     parser.add_argument("--game", default="dragonstones")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", type=int, default=4000)
+    parser.add_argument("--games", type=int, default=4000, help="games of uniform line-ups (0 with --cells)")
+    parser.add_argument("--pure-games", type=int, default=0, metavar="N",
+                        help="also N games of each member alone against copies of each other member")
+    parser.add_argument("--cells", metavar="META_JSON", help="start from the games of a previous run's meta.json")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--grid", type=int, default=20, help="weights in steps of 1/GRID")
@@ -217,7 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         low, high = player_range(args.game)
         if not low <= args.players <= high:
             raise EvaluationError(f"{args.game} is played by {low} to {high} players, got --players {args.players}")
-        check_bounded("games", args.games)
+        if args.games or not args.cells:
+            check_bounded("games", args.games)
+        if args.pure_games:
+            check_bounded("games", args.pure_games)
         check_bounded("workers", args.workers)
         if not 2 <= len(args.members) <= 8 or len(set(args.members)) != len(args.members):
             raise EvaluationError("--members: give 2 to 8 distinct policy specs")
@@ -225,12 +272,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise EvaluationError("--grid must be 2..50")
         floors = parse_floor(args.min_alone, args.members)
         started = time.time()
-        empirical = play_population(args.members, args.players, args.games, args.seed, args.workers, args.game)
+        empirical = read_cells(Path(args.cells), args.members, args.players) if args.cells else \
+            EmpiricalGame.empty(args.members, args.players)
+        if args.games:
+            played = play_population(args.members, args.players, args.games, args.seed, args.workers, args.game)
+            empirical.wins += played.wins
+            empirical.seats += played.seats
+        if args.pure_games:
+            play_pure(empirical, args.pure_games, args.seed, args.workers, args.game)
         result = solve(empirical, args.grid, floors)
     except (EvaluationError, PolicyError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     result.update({"members": args.members, "players": args.players, "games": args.games, "seed": args.seed,
+                   "pure_games": args.pure_games, "cells_from": args.cells,
                    "seconds": round(time.time() - started, 1), "min_alone": args.min_alone,
                    "cells": {"crowds": [[args.members[i] for i in c] for c in empirical.crowds],
                              "wins": empirical.wins.tolist(), "seats": empirical.seats.tolist()}})
