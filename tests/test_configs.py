@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dragonstones_env.policies import PolicyError, load_policy
+from dragonstones_env.policies import PolicyError, load_policy, mixture
+from dragonstones_env.policies.checkpoint import expected_layout
 from tests.checkpoints import write_checkpoint
 from training.config import MAX_BASE_DEPTH, ConfigError, load_config, merge, read_config
 from training.promote import main as promote_main
@@ -111,6 +112,20 @@ def test_promote_ships_what_plays_and_leaves_the_run_state(tmp_path):
     with pytest.raises(PolicyError, match="exists: pass --force"):
         promote(source, tmp_path / "policies" / "mine")
     assert promote(source, tmp_path / "policies" / "mine", force=True)
+
+
+def test_promote_ships_a_mixture_with_the_member_folders_inside_it(tmp_path):
+    source = tmp_path / "runs" / "policies" / "mix"
+    _checkpoint(source / "members" / "0-net")
+    layout = expected_layout("dragonstones_v1")
+    mixture.write(source, [("members/0-net", 0.5), ("value", 0.5)], "dragonstones_v1", layout)
+    written = promote(source, tmp_path / "policies" / "mix")
+    assert sorted(str(p.relative_to(tmp_path / "policies" / "mix")) for p in written) == \
+        ["card.json", "members/0-net/card.json", "members/0-net/policy.npz"]  # no model.zip
+    assert load_policy(str(tmp_path / "policies" / "mix")).names == ["members/0-net", "value"]
+    mixture.write(source, [("members/0-net", 0.5), ("no-such-bot", 0.5)], "dragonstones_v1", layout)
+    with pytest.raises(PolicyError, match="no-such-bot"):
+        promote(source, tmp_path / "policies" / "other")
 
 
 def test_promote_refuses_a_folder_that_would_not_load(tmp_path, capsys):

@@ -209,8 +209,8 @@ def test_alone_against_copies_games_fill_the_pure_crowd_cells(tmp_path):
 def test_a_previous_runs_cells_are_read_back_and_checked(tmp_path):
     game = meta.EmpiricalGame.empty(["a", "b"], players=3)
     game.add([0, 1, 1], winners=[2])
-    (tmp_path / "meta.json").write_text(json.dumps({"members": ["a", "b"], "players": 3,
-                                                    "cells": {"wins": game.wins.tolist(), "seats": game.seats.tolist()}}))
+    cells = {"wins": game.wins.tolist(), "seats": game.seats.tolist()}
+    (tmp_path / "meta.json").write_text(json.dumps({"members": ["a", "b"], "players": 3, "cells": cells}))
     back = meta.read_cells(tmp_path / "meta.json", ["a", "b"], 3)
     assert np.array_equal(back.wins, game.wins) and np.array_equal(back.seats, game.seats)
     with pytest.raises(meta.EvaluationError, match="members and players"):

@@ -7,7 +7,8 @@ but through this step. The source is loaded as any checkpoint is before it plays
 weights checked; nothing unpickled), and only what plays and what a new run starts from is
 copied: ``card.json``, ``policy.npz``, ``value.npz`` and the training curve if present. SB3's
 ``model.zip`` (a pickle, 14 MB) and run states stay in ``runs/``: docs/publishing.md says how a
-large artifact is published and loaded by path.
+large artifact is published and loaded by path. A mixture (``dragonstones_env/policies/mixture.py``)
+is loaded with all its members, and its card and the member folders inside it are copied the same way.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dragonstones_env.policies import PolicyError
-from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, load_checkpoint
+from dragonstones_env.policies import PolicyError, load_policy, mixture
+from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, load_checkpoint, read_card
 
 SHIPPED_FILES = (CARD_FILE, POLICY_FILE, VALUE_FILE, "training_curve.png")
 MAX_FILE_BYTES = 5 * 1024 * 1024  # the repository's limit for one file (tests/test_package.py)
@@ -28,17 +29,26 @@ MAX_FILE_BYTES = 5 * 1024 * 1024  # the repository's limit for one file (tests/t
 def promote(source: str | Path, dest: str | Path, force: bool = False) -> list[Path]:
     """Copy the checked checkpoint ``source`` to ``dest``; returns the files written."""
     source, dest = Path(source), Path(dest)
-    load_checkpoint(source, str(source), seed=0, deterministic=True)  # a PolicyError names what is wrong
-    files = [source / name for name in SHIPPED_FILES if (source / name).is_file()]
-    big = [f"{f.name} ({f.stat().st_size:,} bytes)" for f in files if f.stat().st_size > MAX_FILE_BYTES]
+    folders = [Path(".")]  # relative to source: the checkpoint, or a mixture and its member folders
+    if read_card(source, str(source)).get("algorithm") == mixture.ALGORITHM:
+        members = load_policy(str(source), seed=0).names  # every member loaded and checked
+        folders += [Path(name) for name in members if (source / name).is_dir()]
+    else:
+        load_checkpoint(source, str(source), seed=0, deterministic=True)  # a PolicyError names what is wrong
+    files = [folder / name for folder in folders for name in SHIPPED_FILES if (source / folder / name).is_file()]
+    sizes = {f: (source / f).stat().st_size for f in files}
+    big = [f"{f} ({size:,} bytes)" for f, size in sizes.items() if size > MAX_FILE_BYTES]
     if big:
         raise PolicyError(f"{source}: {', '.join(big)} over the {MAX_FILE_BYTES:,}-byte limit of a shipped file")
     if dest.exists() and not force:
         raise PolicyError(f"{dest} exists: pass --force to replace it")
     if dest.exists():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    return [Path(shutil.copy2(f, dest / f.name)) for f in files]
+    written = []
+    for f in files:
+        (dest / f).parent.mkdir(parents=True, exist_ok=True)
+        written.append(Path(shutil.copy2(source / f, dest / f)))
+    return written
 
 
 def main(argv: Sequence[str] | None = None) -> int:
