@@ -49,6 +49,20 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
+    # ``agent_iter()`` reads these two at every step; as properties they skip the two classes'
+    # ``__getattr__`` forwarding, with the same check before reset.
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self.env.agents
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.agent_selection
+
 
 def ordered_env(raw: type[AECEnv]) -> Callable[..., AECEnv]:
     """A game's ``env(**kwargs)``: its raw env in PettingZoo's order-enforcing wrapper."""
