@@ -183,6 +183,7 @@ def test_population_games_are_seeded_and_written_as_a_shippable_mixture(tmp_path
                                progress=False)
     assert one.seats.sum() == 18 and np.array_equal(one.wins, two.wins)
     net = write_checkpoint(tmp_path / "net", seed=5)
+    (net / "model.zip").write_bytes(b"a pickle: never copied")
     folder = meta.write_mixture(tmp_path / "mix", [str(net), "value", "miser", "champion"],
                                 {str(net): 0.6, "value": 0.3, "miser": 0.0, "champion": 0.1}, "dragonstones",
                                 {"note": 1})
@@ -190,6 +191,7 @@ def test_population_games_are_seeded_and_written_as_a_shippable_mixture(tmp_path
     assert policy.names == ["members/0-net", "value", "champion"]  # the shipped champion kept by its name
     assert policy.weights.tolist() == pytest.approx([0.6, 0.3, 0.1])
     assert sorted(p.name for p in (folder / "members").iterdir()) == ["0-net"]
+    assert sorted(p.name for p in (folder / "members" / "0-net").iterdir()) == ["card.json", "policy.npz"]
 
 
 def test_every_rule_bot_of_the_game_can_be_a_member(tmp_path):

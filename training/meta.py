@@ -49,7 +49,7 @@ import numpy as np
 from dragonstones_env.evaluation.facts import EvaluationError, check_bounded, player_range
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
-from dragonstones_env.policies.checkpoint import expected_layout
+from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, expected_layout
 from dragonstones_env.policies.registry import available
 from dragonstones_env.registry import get as get_game
 
@@ -221,7 +221,10 @@ def write_mixture(folder: Path, members: Sequence[str], weights: dict[str, float
             entries.append((spec, weights[spec]))
             continue
         name = f"members/{i}-{source.name}"
-        shutil.copytree(source, folder / name, dirs_exist_ok=True, ignore=shutil.ignore_patterns("model.zip", "*.png"))
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        for file in (CARD_FILE, POLICY_FILE, VALUE_FILE):  # what plays; never model.zip (a pickle)
+            if (source / file).is_file():
+                shutil.copy2(source / file, folder / name / file)
         entries.append((name, weights[spec]))
     env_name = get_game(game_id).name
     return mixture.write(folder, entries, env_name, expected_layout(env_name), extra)
