@@ -112,6 +112,12 @@ USER_SCRIPT = textwrap.dedent("""
         obs, reward, terminated, truncated, info = e.step(action)
         done = terminated or truncated
 
+    mixture = load_policy("champion-mixture")  # a shipped mixture, its member folder inside the wheel
+    assert type(mixture).__name__ == "MixturePolicy" and "members/exploiter-1" in mixture.names
+    e = gym.make("Dragonstones-v0", num_players=4, opponents="champion-mixture")
+    for seed in range(3):
+        e.reset(seed=seed)
+
     panel = subprocess.run(["dragonstones", "evaluate", "--panel", "champion", "--players", "3", "--games", "2",
                             "--copies", "--out", "panel"], capture_output=True, text=True, timeout=600)
     assert panel.returncode == 0, panel.stderr
@@ -165,6 +171,7 @@ def test_the_wheel_installs_one_import_name_and_works_for_a_user(wheel, tmp_path
         top_level = z.read(next(n for n in names if n.endswith(".dist-info/top_level.txt"))).decode().split()
     assert top_level == ["dragonstones_env"]
     assert "dragonstones_env/policies/shipped/champion/policy.npz" in names
+    assert "dragonstones_env/policies/shipped/champion-mixture/members/exploiter-1/policy.npz" in names
     assert not [n for n in names if n.endswith(("model.zip", "value.npz"))]  # what plays only
 
     python = _venv(tmp_path / "venv", f"{wheel}[app,eval]")
