@@ -67,6 +67,10 @@ class EmpiricalGame:
 
     def __post_init__(self) -> None:
         self.index = {crowd: i for i, crowd in enumerate(self.crowds)}
+        # per crowd: how many seats each member holds, and the multinomial coefficient of that count
+        self.counts = np.array([np.bincount(c, minlength=len(self.members)) for c in self.crowds])  # (crowds, M)
+        self.coef = np.array([math.factorial(self.players - 1) / np.prod([math.factorial(int(k)) for k in row])
+                              for row in self.counts])
 
     @classmethod
     def empty(cls, members: Sequence[str], players: int) -> EmpiricalGame:
@@ -89,11 +93,8 @@ class EmpiricalGame:
 
     def crowd_probabilities(self, sigmas: np.ndarray) -> np.ndarray:
         """``P_sigma(S)`` for each mixture (rows of ``sigmas``) and each crowd: ``(mixtures, crowds)``."""
-        counts = np.array([np.bincount(c, minlength=len(self.members)) for c in self.crowds])  # (crowds, M)
-        coef = np.array([math.factorial(self.players - 1) / np.prod([math.factorial(int(k)) for k in row])
-                         for row in counts])
-        powers = np.prod(sigmas[:, None, :] ** counts[None, :, :], axis=2)  # 0 ** 0 == 1
-        return powers * coef[None, :]
+        powers = np.prod(sigmas[:, None, :] ** self.counts[None, :, :], axis=2)  # 0 ** 0 == 1
+        return powers * self.coef[None, :]
 
     def deviator_rates(self, sigmas: np.ndarray) -> np.ndarray:
         """``u(m, sigma)``: each member alone against ``n - 1`` seats drawn from each mixture: ``(mixtures, M)``."""
@@ -127,10 +128,11 @@ def solve(game: EmpiricalGame, grid: int, min_alone: dict[int, float], chunk: in
             ok &= game.alone_rates(part, member) >= floor
         score = np.where(ok, score, np.inf)
         support = (part > 0).sum(axis=1)
-        for i in np.lexsort((support, score))[:10]:  # lowest score, then fewest members
+        order = np.lexsort((support, score))  # lowest score, then fewest members
+        for i in order[:10]:
             if np.isfinite(score[i]):
                 ranked.append((float(score[i]), int(support[i]), part[i].tolist()))
-        i = int(np.lexsort((support, score))[0])
+        i = int(order[0])
         if score[i] < best_score:
             best_score, best = float(score[i]), part[i]
     if best is None:
@@ -152,14 +154,22 @@ def play_population(members: Sequence[str], players: int, games: int, seed: int,
     """``games`` games with every seat drawn uniformly and independently from ``members``."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E70]))
     draws = rng.integers(len(members), size=(games, players))
-    seats = [tuple(members[int(m)] for m in row) for row in draws]
-    tasks = [(0, list(enumerate(seats))[i:i + CHUNK]) for i in range(0, games, CHUNK)]
-    records = play_tasks(tasks, game_id, players, seed, False, preload(members, game_id, False), workers,
-                         progress, "population games")[0]
     empirical = EmpiricalGame.empty(members, players)
-    for rec, row in zip(records, draws, strict=True):
-        empirical.add([int(m) for m in row], rec["winners"])
+    play_rows(empirical, [[int(m) for m in row] for row in draws], seed, workers, game_id, progress,
+              "population games")
     return empirical
+
+
+def play_rows(game: EmpiricalGame, rows: Sequence[Sequence[int]], seed: int, workers: int, game_id: str,
+              progress: bool, desc: str) -> None:
+    """Play one game per row (the member index at each seat; game ``g`` dealt with ``seed + g``) and
+    add each to ``game``."""
+    seats = [tuple(game.members[i] for i in row) for row in rows]
+    tasks = [(0, list(enumerate(seats))[i:i + CHUNK]) for i in range(0, len(seats), CHUNK)]
+    records = play_tasks(tasks, game_id, game.players, seed, False, preload(game.members, game_id, False), workers,
+                         progress, desc)[0]
+    for rec, row in zip(records, rows, strict=True):
+        game.add(list(row), rec["winners"])
 
 
 def member_source(spec: str) -> Path | None:
@@ -175,18 +185,13 @@ def play_pure(game: EmpiricalGame, games: int, seed: int, workers: int, game_id:
     rarely deal (1 in M**(n-1) seats)."""
     members, n = game.members, game.players
     pairs = [(m, c) for m in range(len(members)) for c in range(len(members)) if m != c]
-    seats, rows = [], []
+    rows = []
     for m, c in pairs:
         for g in range(games):
             row = [c] * n
             row[g % n] = m  # the lone seat rotated
             rows.append(row)
-            seats.append(tuple(members[i] for i in row))
-    tasks = [(0, list(enumerate(seats))[i:i + CHUNK]) for i in range(0, len(seats), CHUNK)]
-    records = play_tasks(tasks, game_id, n, seed + 1_000_000, False, preload(members, game_id, False), workers,
-                         progress, "alone-vs-copies games")[0]
-    for rec, row in zip(records, rows, strict=True):
-        game.add(row, rec["winners"])
+    play_rows(game, rows, seed + 1_000_000, workers, game_id, progress, "alone-vs-copies games")
 
 
 def read_cells(path: Path, members: Sequence[str], players: int) -> EmpiricalGame:

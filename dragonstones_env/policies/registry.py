@@ -56,11 +56,10 @@ def _load_folder(path: Path, spec: str, seed: int | None, deterministic: bool) -
 
 def _load_member(target: str | Path, seed: int | None, deterministic: bool) -> Policy:
     """One member of a mixture: a folder inside the mixture's (a Path, already checked), or a built-in or
-    shipped name; never a path relative to wherever the process runs."""
+    shipped name; never a path relative to wherever the process runs. (mixture.load refuses a member
+    that is itself a mixture.)"""
     if isinstance(target, Path):
-        if read_card(target, str(target)).get("algorithm") == mixture.ALGORITHM:
-            raise PolicyError(f"mixture member {target.name!r} is a mixture; list its members instead")
-        return load_checkpoint(target, str(target), seed, deterministic)
+        return _load_folder(target, str(target), seed, deterministic)
     if target not in available():
         raise PolicyError(f"mixture member {target[:200]!r} is neither a built-in or shipped name "
                           f"({', '.join(available())}) nor a folder inside the mixture's")
