@@ -152,6 +152,39 @@ def test_numpy_actor_matches_the_torch_policy(checkpoint):
     assert (got[masks == 0] == 0).all()
 
 
+def test_the_numpy_critic_matches_the_torch_value_and_is_read_when_asked(checkpoint, tmp_path):
+    """value.npz judges a position as the SB3 critic does (what a search reads at its horizon); a
+    checkpoint without it, or with a broken one, plays as before and says so only when asked."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(checkpoint / "model.zip", device="cpu")
+    policy = load_policy(str(checkpoint))
+    assert policy.has_value
+    rng = np.random.default_rng(3)
+    e = env(num_players=3)
+    e.reset(seed=2)
+    for _ in range(30):
+        o = e.observe(e.agent_selection)
+        with torch.no_grad():
+            want = float(model.policy.predict_values(torch.as_tensor(o["observation"][None]))[0, 0])
+        assert policy.value(o) == pytest.approx(want, abs=1e-5)
+        e.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    no_critic = tmp_path / "no-critic"
+    shutil.copytree(checkpoint, no_critic)
+    (no_critic / "value.npz").unlink()
+    bare = load_policy(str(no_critic))
+    assert not bare.has_value and o["action_mask"][bare.act(o)]  # it still plays
+    with pytest.raises(PolicyError, match=r"no value\.npz \(the critic\)"):
+        bare.value(o)
+    broken = tmp_path / "broken-critic"
+    shutil.copytree(checkpoint, broken)
+    (broken / "value.npz").write_bytes(b"not a zip")
+    policy = load_policy(str(broken))  # the actor loads; the critic is checked when first read
+    with pytest.raises(PolicyError, match=r"value\.npz: not an npz archive"):
+        policy.value(o)
+
+
 def test_model_zip_alone_is_refused(checkpoint, tmp_path):
     """Issue #14: model.zip unpickles (it can run code), so it never plays; policy.npz does."""
     only_zip = tmp_path / "zip-only"

@@ -344,7 +344,7 @@ def test_the_search_needs_the_game_and_a_game_with_a_sampler():
     ("ismcts:rollout=ismcts", "not ismcts"),
     ("ismcts:rollout=ismcts:simulations=3", "not ismcts"),
     ("ismcts:rollout=nonesuch", "unknown policy spec 'nonesuch'"),
-    ("ismcts:rollout=random:horizon=10", "has no win_chance"),
+    ("ismcts:rollout=random:horizon=10", "has no win_chance nor critic"),
     ("ismcts:seed=-1", "seed is the search's seed"),
     ("ismcts:", "'' is not key=value"),
 ])
@@ -380,6 +380,30 @@ def test_the_default_horizon_is_the_rollout_policys_judgement_or_the_end():
         s = load_policy("ismcts:simulations=1", seed=0)
         s._prepare(information_state(e, e.agent_selection))
         assert s._horizon == want
+
+
+def test_a_checkpoint_rollout_judges_the_horizon_with_its_critic():
+    """With a checkpoint as its rollout policy, the search looks AUTO_HORIZON ahead and pays each seat
+    its own critic's estimate, moved onto the zero-sum end; it plays legal moves, deterministically."""
+    e = FIST.env(num_players=4)
+    e.reset(seed=5)
+    s = load_policy("ismcts:simulations=4:rollout=champion", seed=0)
+    s._prepare(information_state(e, e.agent_selection))
+    assert s._horizon == 40 and all(bot.has_value for bot in s._bots)
+    s._sim.resume(copy.deepcopy(e.unwrapped.game))
+    estimate = s._estimate()
+    values = [s._bots[p].value(e.observe(a)) for p, a in enumerate(e.possible_agents)]
+    assert sum(estimate) == pytest.approx(0.0, abs=1e-9)
+    assert np.argsort(estimate).tolist() == np.argsort(values).tolist()  # the critics' order is kept
+    streams = []
+    for _ in range(2):
+        policies = [load_policy("ismcts:simulations=3:horizon=4:rollout=champion", seed=2)] + \
+                   [load_policy("heuristic", seed=i) for i in (1, 2, 3)]
+        stream = []
+        play_game(lambda: FIST.env(num_players=4), policies, list("abcd"), 6,
+                  on_action=lambda agent, action, stream=stream: stream.append((agent, action)))
+        streams.append(stream)
+    assert streams[0] == streams[1] and policies[0].simulated > 0
 
 
 def test_the_heuristics_win_chances_are_a_distribution_over_the_seats():

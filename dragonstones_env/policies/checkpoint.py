@@ -5,7 +5,8 @@ signature, how it was trained), ``policy.npz`` (the actor network's weights: wha
 and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or resume; with
 ``model.zip.mark``, the keyed hash that lets training unpickle it, :mod:`.marks`) and
 ``value.npz`` (the critic's weights, in the same format with one output: with the actor, a new
-run's ``start`` without unpickling anything; training/start.py).
+run's ``start`` without unpickling anything, training/start.py; and :meth:`CheckpointPolicy.value`,
+what a search with this checkpoint as its rollout policy reads at its horizon).
 Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
 activation, then a linear layer of action logits; illegal actions are masked out.
 
@@ -48,7 +49,7 @@ from .marks import sha256_bytes, write_mark
 CARD_FILE = "card.json"
 MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
 POLICY_FILE = "policy.npz"  # the actor's weights: what plays, with numpy only
-VALUE_FILE = "value.npz"  # the critic's weights: never read to play, only to start a run from
+VALUE_FILE = "value.npz"  # the critic's weights: to start a run from, and to judge a search's position
 # card.json limits: the champion's card is 9 kB and 5 levels deep.
 MAX_CARD_BYTES = FILE_BYTES["card"]  # read up to this, whatever the file system says (/dev/zero has size 0)
 MAX_CARD_DEPTH = 32
@@ -208,7 +209,7 @@ class CheckpointPolicy:
 
     def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
                  spec: str = "checkpoint", card: dict[str, Any] | None = None, seed: int | None = None,
-                 deterministic: bool = False):
+                 deterministic: bool = False, critic_file: Path | None = None):
         if activation not in ACTIVATIONS:
             raise PolicyError(f"policy {spec!r}: unknown activation {activation!r} (known: {sorted(ACTIVATIONS)})")
         self.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
@@ -220,6 +221,10 @@ class CheckpointPolicy:
         self.game: str | None = self.card.get("env")
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        # The critic is read at its first use (only a search asks for it): loading the actor to play
+        # stays as cheap as it was, and a checkpoint without value.npz plays as before.
+        self._critic_file = critic_file
+        self._critic: tuple[list[tuple[np.ndarray, np.ndarray]], Any] | None = None
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -245,7 +250,8 @@ class CheckpointPolicy:
             weights, activation = read_mlp(npz, obs_size, num_actions)
         except PolicyError as err:
             raise PolicyError(f"policy {spec!r}: {err}") from None
-        return cls(weights, activation, spec, card, seed, deterministic)
+        critic = path / VALUE_FILE
+        return cls(weights, activation, spec, card, seed, deterministic, critic if critic.is_file() else None)
 
     def save_npz(self, path: Path) -> None:
         save_mlp(path, self.weights, self.activation)
@@ -256,11 +262,7 @@ class CheckpointPolicy:
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked action probabilities for a batch of observations."""
-        h = np.asarray(observations, np.float32)
-        for w, b in self.weights[:-1]:
-            h = self._act_fn(h @ w + b)
-        w, b = self.weights[-1]
-        logits = (h @ w + b).astype(np.float64)
+        logits = _forward(self.weights, self._act_fn, observations).astype(np.float64)
         # finite weights can still overflow float32 (relu): keep every legal logit a number
         logits = np.nan_to_num(logits, nan=0.0, posinf=1e300, neginf=-1e300)
         masks = np.asarray(masks)
@@ -283,8 +285,37 @@ class CheckpointPolicy:
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
 
+    @property
+    def has_value(self) -> bool:
+        """Whether :meth:`value` can judge a position: the checkpoint has its critic (``value.npz``)."""
+        return self._critic_file is not None or self._critic is not None
+
+    def value(self, observation: dict[str, np.ndarray]) -> float:
+        """The critic's estimate of this seat's final reward from here (the game's end pays +1 to a
+        winner and -1/(n-1) to the others): what a search whose rollout policy this is reads at its
+        horizon. ``value.npz`` is read and checked at the first call, as the actor is at loading."""
+        if self._critic is None:
+            if self._critic_file is None:
+                raise PolicyError(f"policy {self.spec!r}: no {VALUE_FILE} (the critic) to judge a position")
+            try:
+                weights, activation = read_mlp(self._critic_file, self.weights[0][0].shape[0], 1)
+            except PolicyError as err:
+                raise PolicyError(f"policy {self.spec!r}: {err}") from None
+            self._critic = weights, ACTIVATIONS[activation]
+        weights, act_fn = self._critic
+        return float(_forward(weights, act_fn, observation["observation"][None])[0, 0])
+
     def __repr__(self) -> str:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
+
+
+def _forward(weights: list[tuple[np.ndarray, np.ndarray]], act_fn: Any, inputs: np.ndarray) -> np.ndarray:
+    """An MLP's outputs for a batch: hidden layers with ``act_fn``, then a linear layer."""
+    h = np.asarray(inputs, np.float32)
+    for w, b in weights[:-1]:
+        h = act_fn(h @ w + b)
+    w, b = weights[-1]
+    return h @ w + b
 
 
 def save_model(model: Any, path: str | Path) -> Path:

@@ -10,7 +10,7 @@ Each decision runs ``simulations`` simulations. One simulation:
    visits in which it was legal, not all visits of the node);
 3. expands one new node, then plays on with the rollout policy (one copy per seat) to the end of the
    game, or for ``horizon`` decisions, where each seat's reward is the rollout policy's estimate
-   (its ``win_chance``);
+   (a rule bot's ``win_chance``, a checkpoint's critic: its ``value``);
 4. backs up every seat's own reward at that seat's own nodes: every player plays for himself.
 
 **Sealed bids and information sets.** A node is a player's *information set*: the key is the acting
@@ -45,6 +45,7 @@ import numpy as np
 from dragonstones_env.core import same_game
 
 from .base import PolicyError
+from .checkpoint import VALUE_FILE
 from .information import InformationState
 
 NAME = "ismcts"
@@ -57,7 +58,7 @@ class SearchOptions:
 
     simulations: int = 30  # about 0.5 s a decision on one core in both games (docs/results.md)
     rollout: str | None = None  # a policy spec; None: the game's own bot (GameSpec.default_bot)
-    horizon: int | None = None  # None ("auto"): AUTO_HORIZON if the rollout policy has win_chance, else 0
+    horizon: int | None = None  # None ("auto"): AUTO_HORIZON if the rollout policy judges positions, else 0
     c: float = 0.7  # UCB1's exploration constant, on mean rewards scaled to 0..1 at each node
     widen: float = 0.5  # progressive widening: a node considers 1 + widen * sqrt(visits) actions
     hidden: str = "model"  # the others' sealed bids: "model" (the rollout policy) or "uniform"
@@ -73,7 +74,8 @@ class SearchOptions:
 OPTION_HELP = {
     "simulations": "simulations per decision, an int >= 1",
     "rollout": "the policy that plays the simulations on (a policy spec, not ismcts; default: the game's bot)",
-    "horizon": "decisions a simulation looks ahead before the rollout policy's win_chance judges it: "
+    "horizon": "decisions a simulation looks ahead before the rollout policy judges it (a bot's win_chance, a "
+               "checkpoint's critic): "
                "an int >= 1, 0 (to the end of the game) or auto",
     "c": "UCB1's exploration constant (on each node's mean rewards scaled to 0..1), a number >= 0",
     "widen": "progressive widening, a number >= 0 (0: only the rollout policy's choice and the root's)",
@@ -319,10 +321,16 @@ class SearchPolicy:
         return self._estimate()
 
     def _estimate(self) -> list[float]:
-        """Each seat's expected reward at the horizon: win chances (each seat's rollout copy judging its
-        own view), normalised, as the zero-sum end pays them (+1 to the winner, -1/(n-1) to the others)."""
+        """Each seat's expected reward at the horizon, each seat's rollout copy judging its own view.
+
+        A checkpoint's critic estimates the reward itself; the estimates are moved onto the zero-sum
+        end (their mean taken off: the game's rewards sum to 0). A rule bot's win chances are
+        normalised and paid as the end pays them (+1 to the winner, -1/(n-1) to the others)."""
         sim = self._sim
         n = sim.num_players
+        if _has_value(self._bots[0]):
+            values = np.array([self._bots[p].value(sim.observe(a)) for p, a in enumerate(sim.possible_agents)])
+            return list(values - values.mean())
         chances = np.array([self._bots[p].win_chance(sim.observe(a)) for p, a in enumerate(sim.possible_agents)])
         total = chances.sum()
         share = chances / total if total > 0 else np.full(n, 1.0 / n)
@@ -350,20 +358,31 @@ class SearchPolicy:
         self._check_horizon(self._bots[0], spec)
         horizon = self.options.horizon
         if horizon is None:
-            horizon = AUTO_HORIZON if callable(getattr(self._bots[0], "win_chance", None)) else 0
+            horizon = AUTO_HORIZON if _judges(self._bots[0]) else 0
         self._horizon = horizon
         self._sim = info.simulator()
         self._table = table
 
     def _check_horizon(self, policy: Any, spec: str) -> None:
-        if self.options.horizon and not callable(getattr(policy, "win_chance", None)):
-            raise PolicyError(f"policy spec {self.spec!r}: the rollout policy {spec!r} has no win_chance to judge a "
-                              "position at the horizon: use horizon=0 (to the end of the game) or auto")
+        if self.options.horizon and not _judges(policy):
+            raise PolicyError(f"policy spec {self.spec!r}: the rollout policy {spec!r} has no win_chance nor critic "
+                              f"(a checkpoint's {VALUE_FILE}) to judge a position at the horizon: use horizon=0 "
+                              "(to the end of the game) or auto")
 
     def _check_rollout(self, policy: Any, spec: str) -> None:
         if isinstance(policy, SearchPolicy):
             raise PolicyError(f"policy spec {self.spec!r}: rollout={spec!r}: a search cannot be the rollout policy "
                               "of a search")
+
+
+def _has_value(policy: Any) -> bool:
+    """Whether ``policy`` is a checkpoint with its critic (``value``)."""
+    return bool(getattr(policy, "has_value", False))
+
+
+def _judges(policy: Any) -> bool:
+    """Whether ``policy`` can judge a position at a horizon: a critic, or a rule bot's ``win_chance``."""
+    return _has_value(policy) or callable(getattr(policy, "win_chance", None))
 
 
 def make(seed: int | None, options_text: str | None, load: Callable[[str, int], Any], spec: str = NAME) -> SearchPolicy:
