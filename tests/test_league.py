@@ -66,22 +66,31 @@ def test_the_table_share_seats_whole_tables_of_one_kind(tmp_path, table):
         assert all(len(set(specs)) == 1 for specs in lineups)
 
 
+def write_latest(run_dir, name: str) -> str:
+    """A `latest` folder (a card is enough to be seated) and the pointer to it."""
+    folder = run_dir / "latest" / name
+    folder.mkdir(parents=True)
+    (folder / "card.json").write_text("{}")
+    publish_latest(run_dir, folder)
+    return str(folder)
+
+
 def test_mixed_tables_are_the_panels_mixes_seen_from_one_copy(tmp_path):
-    publish_latest(tmp_path, "weights/now")
+    now = write_latest(tmp_path, "now")
     league = League(tmp_path, {"random": 1.0}, pool=["exploiter"], zoo=["z1"], heuristic="h", table=0.2,
                     mixed=0.5)
     rng = np.random.default_rng(3)
     lineups = [league.sample_specs(rng, 3) for _ in range(4000)]
-    mixed = [specs for specs in lineups if "weights/now" in specs]
+    mixed = [specs for specs in lineups if now in specs]
     # mix["latest"] is 0, so every copy of the learner comes from a mixed table: half the tables
     assert len(mixed) / len(lineups) == pytest.approx(0.5, abs=0.03)
     for specs in mixed:  # 1..n-2 other copies, and one bot (zoo, heuristic or pool) everywhere else
-        bots = [s for s in specs if s != "weights/now"]
+        bots = [s for s in specs if s != now]
         assert 1 <= len(bots) <= 2 and len(set(bots)) == 1 and bots[0] in {"z1", "h", "exploiter"}
-    copies = Counter(specs.count("weights/now") for specs in mixed)
+    copies = Counter(specs.count(now) for specs in mixed)
     assert copies[1] / len(mixed) == pytest.approx(0.5, abs=0.04)  # other copies drawn uniformly in 1..2
-    assert Counter(s for specs in mixed for s in specs if s != "weights/now").keys() == {"z1", "h", "exploiter"}
-    seatings = {tuple(s == "weights/now" for s in specs) for specs in mixed}
+    assert Counter(s for specs in mixed for s in specs if s != now).keys() == {"z1", "h", "exploiter"}
+    seatings = {tuple(s == now for s in specs) for specs in mixed}
     assert len(seatings) == 6  # seats shuffled: each of the 3 + 3 ways to seat 1 or 2 copies
 
 
@@ -128,12 +137,14 @@ def test_folder_versions_fall_back_before_any_weights_exist(tmp_path):
     assert league.latest() is None and league.snapshots() == []
     # no weights yet: latest and snapshot seats go to the zoo
     assert {s for _ in range(50) for s in league.sample_specs(rng, 3)} == {"z1", "h"}
-    publish_latest(tmp_path, tmp_path / "latest" / "step-1")
+    publish_latest(tmp_path, tmp_path / "latest" / "step-0")
+    assert league.latest() is None  # a pointer to a folder that is gone (a stopped run's): still the zoo
+    latest = write_latest(tmp_path, "step-1")
     # latest weights but no snapshot yet: snapshot seats go to latest
-    assert {s for _ in range(50) for s in league.sample_specs(rng, 3)} == {str(tmp_path / "latest" / "step-1")}
+    assert {s for _ in range(50) for s in league.sample_specs(rng, 3)} == {latest}
     snap = write_snapshot(tmp_path, "step-000000100")
     specs = {s for _ in range(50) for s in league.sample_specs(rng, 3)}
-    assert specs == {str(tmp_path / "latest" / "step-1"), snap}
+    assert specs == {latest, snap}
     assert league.versions.is_snapshot(snap) and not league.versions.is_snapshot(league.latest())
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from dragonstones_env import env, raw_env
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.policies import RandomPolicy, load_policy
 from training.config import ConfigError, load_config
-from training.league import League
+from training.league import FolderVersions, League
 from training.start import read_start
 from training.train import main as train
 
@@ -75,6 +76,36 @@ def test_resume_continues_from_the_checkpoint(tmp_path):
     # a finished run resumed with no step left writes its result again (nothing to learn)
     assert train(["--config", str(config), "--resume", "--set", "total_timesteps=1024"]) == 0
     assert json.loads((tmp_path / "policies" / "again" / "card.json").read_text())["steps"] == card["steps"]
+
+
+def test_a_resumed_run_publishes_its_own_latest_weights(tmp_path):
+    """A run stopped after its checkpoint leaves `latest` folders of later steps; resumed from the
+    checkpoint, it writes an earlier step. That folder must be the one published (it was the first
+    deleted when the two highest steps were kept: the league's latest seats pointed at nothing)."""
+    from sb3_contrib import MaskablePPO
+
+    from dragonstones_env.play.single_agent import make as make_gym
+    from training.train import RunFolders, refresh_latest
+
+    run = RunFolders(tmp_path / "run", tmp_path / "out")
+    model = MaskablePPO("MlpPolicy", make_gym("dragonstones", num_players=3), n_steps=64, batch_size=32,
+                        policy_kwargs={"net_arch": [8]}, device="cpu")
+    for t in (300, 325):  # the stopped timeline
+        refresh_latest(model, run, t, "dragonstones_v1")
+    published = refresh_latest(model, run, 200, "dragonstones_v1")  # resumed from the checkpoint at 200
+    pointer = json.loads((run.root / "latest.json").read_text())["path"]
+    assert Path(pointer) == published and (published / "policy.npz").is_file()
+    load_policy(pointer)  # what a league seat loads
+    assert sorted(p.name for p in run.latest.iterdir()) == ["step-000000200", "step-000000325"]  # + the previous
+    # resumed again from the same checkpoint: the published folder is not rewritten under a reader
+    again = refresh_latest(model, run, 200, "dragonstones_v1")
+    assert again.name == "step-000000200-1" and (published / "policy.npz").is_file()
+    assert sorted(p.name for p in run.latest.iterdir()) == ["step-000000200", "step-000000200-1"]
+    # a pointer to a folder that is gone (a run stopped by the old pruning) seats the zoo, not a crash
+    versions = FolderVersions(str(run.root))
+    assert versions.latest() == str(again)
+    shutil.rmtree(again)
+    assert versions.latest() is None
 
 
 def test_finetune_trains_with_the_configs_ppo_settings(tmp_path, capsys):

@@ -57,7 +57,7 @@ import numpy as np
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.core import same_game
 from dragonstones_env.policies import load_policy, mixture
-from dragonstones_env.policies.checkpoint import CheckpointPolicy
+from dragonstones_env.policies.checkpoint import CARD_FILE, CheckpointPolicy
 
 KINDS = ("latest", "snapshot", "zoo", "heuristic", "random", "pool")
 LATEST_POINTER = "latest.json"  # in the run folder: {"path": folder of the newest weights}
@@ -78,11 +78,14 @@ class FolderVersions:
         return Path(self.run_dir) / "snapshots"
 
     def latest(self) -> str | None:
-        """The folder of the learner's newest weights, or None before the first are written."""
+        """The folder of the learner's newest weights, or None before the first are written, or when
+        the pointer names a folder that is gone (a run stopped and resumed: its seats go to the zoo
+        until the resumed learner publishes its weights)."""
         try:
-            return json.loads(read_text_limited(Path(self.run_dir) / LATEST_POINTER, "run_state"))["path"]
+            path = json.loads(read_text_limited(Path(self.run_dir) / LATEST_POINTER, "run_state"))["path"]
         except (OSError, ValueError, KeyError, TypeError):
             return None
+        return path if isinstance(path, str) and (Path(path) / CARD_FILE).is_file() else None
 
     def snapshots(self) -> list[str]:
         folder = self.snapshot_dir

@@ -47,7 +47,7 @@ from dragonstones_env.evaluation.facts import checked_options
 from dragonstones_env.play.arena import seat_rotated_match
 from dragonstones_env.policies import PolicyError, load_policy, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
-from training.league import publish_latest
+from training.league import FolderVersions, publish_latest
 
 from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
@@ -178,17 +178,28 @@ class RunFolders:
     eval_csv = property(lambda self: self.root / "eval.csv")
 
     def latest_at(self, t: int) -> Path:
-        return self.latest / f"step-{t:09d}"
+        """A new folder for the weights of step ``t``: ``step-<t>``, or ``step-<t>-<k>`` when a resumed
+        run writes a step again (never rewritten in place: a worker may be reading the folder)."""
+        folder, k = self.latest / f"step-{t:09d}", 1
+        while folder.exists():
+            folder, k = self.latest / f"step-{t:09d}-{k}", k + 1
+        return folder
 
 
 def refresh_latest(model: Any, run: RunFolders, t: int, env_name: str) -> Path:
-    """The learner's current weights take the league's `latest` seats (the two newest folders are
-    kept: a worker may be loading the previous one)."""
-    save_checkpoint(model, run.latest_at(t), {"steps": t, "latest": True}, env_name, with_model=False)
-    publish_latest(run.root, run.latest_at(t))
-    for old in sorted(run.latest.iterdir())[:-2]:
-        shutil.rmtree(old, ignore_errors=True)
-    return run.latest_at(t)
+    """The learner's current weights take the league's `latest` seats. The folder published before
+    is kept too (a worker may be loading it) and every other is removed. Not "the two newest by step":
+    a run resumed from an earlier checkpoint writes a step below those its stopped timeline left, and
+    must neither delete what it has just published nor keep that timeline's weights."""
+    before = FolderVersions(str(run.root)).latest()
+    folder = run.latest_at(t)
+    save_checkpoint(model, folder, {"steps": t, "latest": True}, env_name, with_model=False)
+    publish_latest(run.root, folder)
+    keep = {folder.resolve()} | ({Path(before).resolve()} if before else set())
+    for old in run.latest.iterdir():
+        if old.resolve() not in keep:
+            shutil.rmtree(old, ignore_errors=True)
+    return folder
 
 
 def run_panel(cfg: Config, folder: Path, games: int, seed: int) -> dict[str, Any]:
