@@ -14,11 +14,12 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev,train,app]"
+	$(PY) -m pip install --quiet -e ".[dev,train,app,openspiel]"
 	touch $@
 
+# OPENSPIEL_REQUIRED=1: a missing pyspiel fails tests/test_openspiel.py instead of skipping it
 test: $(STAMP)
-	$(PY) -m pytest
+	OPENSPIEL_REQUIRED=1 $(PY) -m pytest
 
 # Ray RLlib is an optional extra (it pins gymnasium 1.2.x): its own virtual environment,
 # and the tests the main run leaves out (tests/rllib: a tiny training run on local Ray).

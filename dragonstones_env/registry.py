@@ -51,6 +51,13 @@ class GameSpec:
     # (an observation mode may hide more); ``guess(engine, rng) -> option``, if given, draws the hidden
     # choice of the engine's current decision (another player's sealed bid), else uniformly.
     sample_state: Callable[..., Any] | None = None
+    # What the OpenSpiel wrapper (dragonstones_env.openspiel) declares of a game, or None (it is not offered
+    # there): ``reward_range(n) -> (lowest, highest)`` final reward of one seat at n players (the env's
+    # ``outcome()``), and ``max_decisions(n, options) -> int | None``, an upper bound on the decisions (actions)
+    # of one game at n players with these env options (None: no bound is known, e.g. a custom deck's powers).
+    # tests/contract checks both against random games.
+    reward_range: Callable[[int], tuple[float, float]] | None = None
+    max_decisions: Callable[[int, Mapping[str, Any]], int | None] | None = None
 
     @property
     def name(self) -> str:

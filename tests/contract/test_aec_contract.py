@@ -177,3 +177,27 @@ def test_state_dict_is_json(spec):
             break
         assert json.loads(json.dumps(e.unwrapped.state_dict())) == e.unwrapped.state_dict()
         random_step(e, rng)
+
+
+def test_declared_reward_range_and_length_bound_hold_in_random_games(spec, sizes):
+    """``reward_range`` and ``max_decisions`` (what the OpenSpiel wrapper declares) hold: every final reward
+    lies in the range and no game asks more decisions than the bound; a lone winner gets the top of the range."""
+    if spec.reward_range is None or spec.max_decisions is None:
+        pytest.skip(f"{spec.id} declares no reward range or length bound (it is not offered to OpenSpiel)")
+    rng = np.random.default_rng(3)
+    for n in sizes:
+        low, high = spec.reward_range(n)
+        assert low < 0 < high
+        for game in range(4):
+            e = spec.raw_env(num_players=n)
+            e.reset(seed=game)
+            bound = spec.max_decisions(n, e.options)
+            decisions = 0
+            while e.game.decision is not None:
+                e.step(int(rng.choice(e.legal_actions())))
+                decisions += 1
+            assert decisions <= bound
+            rewards = e.outcome()
+            assert all(low - 1e-12 <= r <= high + 1e-12 for r in rewards), (n, rewards, (low, high))
+            if len(e.game.winners) == 1:
+                assert max(rewards) == pytest.approx(high)

@@ -34,6 +34,10 @@ SPEC = register(GameSpec(
     stall="n/a: DrachenSchatten has no auctions and cannot stall by passing (every turn must turn over a card "
           "of a finite deck); only object chains drag a game out, and the truncation rate counts those",
     sample_state=sample_state,
+    # D6/D7: k winners +1/k each, the others -1/(n-k); at most k = n - 1 winners lose -1
+    reward_range=lambda n: (-1.0, 1.0),
+    # every decision is one applied option, and the game is truncated after max_steps of them
+    max_decisions=lambda n, options: int(options["max_steps"]),
 ))
 
 __all__ = [

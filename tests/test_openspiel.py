@@ -1,0 +1,390 @@
+"""The OpenSpiel wrapper (dragonstones_env.openspiel): both games as pyspiel Python games.
+
+It needs the openspiel extra; ``make test`` installs it and sets OPENSPIEL_REQUIRED=1, which turns a
+missing pyspiel into a failure instead of a skip (on Python 3.11 and later, which the wheel is built for).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+try:
+    import pyspiel
+except ImportError:
+    if os.environ.get("OPENSPIEL_REQUIRED") == "1" and sys.version_info >= (3, 11):  # the wheel's Pythons
+        pytest.fail("pyspiel is missing (OPENSPIEL_REQUIRED=1): pip install -e '.[openspiel]'", pytrace=False)
+    pytest.skip("needs the openspiel extra: pip install -e '.[openspiel]'", allow_module_level=True)
+
+from open_spiel.python.algorithms import ismcts, mcts
+
+from dragonstones_env import games, openspiel
+
+FIST = games.get("dragonstones")
+DS = games.get("drachenschatten")
+SPECS = [FIST, DS]
+SHORT = {FIST.id: {"max_turns": 3}, DS.id: {}}  # Fist games cut to 3 turns keep the tests quick
+
+
+def load(spec, players, seed=1, **params):
+    return pyspiel.load_game(openspiel.short_name(spec), {"players": players, "seed": seed, **params})
+
+
+def started(game):
+    state = game.new_initial_state()
+    state.apply_action(0)
+    return state
+
+
+def record(state) -> str:
+    return json.dumps(state.engine.record, sort_keys=True)
+
+
+# ------------------------------------------------------------------ what OpenSpiel is told
+def test_every_game_with_bounds_is_registered_with_its_type():
+    assert openspiel.register() == ["python_dragonstones", "python_drachenschatten"] == openspiel.NAMES
+    assert openspiel.register() == openspiel.NAMES  # again: nothing registered twice
+    for spec in SPECS:
+        game = load(spec, spec.default_players)
+        t = game.get_type()
+        assert t.short_name == f"python_{spec.id}"
+        assert t.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+        assert t.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+        assert t.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+        assert t.utility == pyspiel.GameType.Utility.ZERO_SUM
+        assert t.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+        # the observation is not a perfect-recall information state, and the game says so
+        assert not t.provides_information_state_string and not t.provides_information_state_tensor
+        assert t.provides_observation_string and t.provides_observation_tensor
+        assert (t.min_num_players, t.max_num_players) == (spec.players.start, spec.players.stop - 1)
+        assert game.num_distinct_actions() == spec.raw_env.NUM_ACTIONS
+        assert game.observation_tensor_shape() == [spec.raw_env.OBS_SIZE]
+        assert game.max_chance_outcomes() == 1
+        for n in spec.players:
+            g = load(spec, n)
+            assert (g.min_utility(), g.max_utility()) == spec.reward_range(n)
+            assert g.utility_sum() == 0.0
+            assert g.max_game_length() == spec.max_decisions(n, g.env_options)
+    assert set(openspiel.parameters(FIST)) == {"players", "seed", "observation_mode", "max_turns"}
+    assert set(openspiel.parameters(DS)) == {"players", "seed", "max_steps"}
+    assert load(FIST, 4).env_options["illegal_action"] == "raise"
+    assert load(FIST, 4).env_options["reward_shaping"] == 0.0
+
+
+@pytest.mark.parametrize(("spec", "players", "params", "sims"), [
+    (FIST, 3, {"max_turns": 4}, 3), (FIST, 4, {}, 1), (FIST, 6, {"max_turns": 2, "observation_mode": "table"}, 2),
+    (DS, 2, {}, 3), (DS, 3, {}, 2), (DS, 4, {}, 2),
+], ids=["fist-3p", "fist-4p-whole", "fist-6p-table", "ds-2p", "ds-3p", "ds-4p"])
+def test_openspiels_random_simulation_test(spec, players, params, sims):
+    """OpenSpiel's own checks: clones, legal-action masks, observations of every player, returns within the
+    utilities summing to 0, game length within max_game_length. (Not serialization: see test_no_pickling.)"""
+    pyspiel.random_sim_test(load(spec, players, **params), num_sims=sims, serialize=False, verbose=False)
+
+
+# ------------------------------------------------------------------ the same game as the env
+@pytest.mark.parametrize(("spec", "players"), [(FIST, 3), (FIST, 5), (DS, 2), (DS, 4)],
+                         ids=["fist-3p", "fist-5p", "ds-2p", "ds-4p"])
+def test_a_game_through_the_wrapper_is_the_envs_game_with_the_same_seed(spec, players):
+    """The k-th game of a wrapper loaded with seed=s is the env's after reset(seed=s) and k-1 reset(): same
+    legal actions, observations and action names at every step, same record and returns."""
+    game = load(spec, players, seed=11)  # whole games: a winner's returns
+    env = spec.env(num_players=players)
+    rng = np.random.default_rng(players)
+    won = 0
+    for k in range(2):
+        state = started(game)
+        env.reset(seed=11) if k == 0 else env.reset()
+        while not state.is_terminal():
+            agent = env.agent_selection
+            p = env.unwrapped.agent_name_mapping[agent]
+            assert state.current_player() == p
+            obs = env.observe(agent)
+            legal = state.legal_actions()
+            assert legal == np.flatnonzero(obs["action_mask"]).tolist()
+            assert state.legal_actions_mask(p) == obs["action_mask"].tolist()
+            for q, other in enumerate(env.possible_agents):
+                assert np.array_equal(np.asarray(state.observation_tensor(q), np.float32),
+                                      env.observe(other)["observation"])
+                if q != p:
+                    assert state.legal_actions(q) == []
+            action = int(rng.choice(legal))
+            assert state.action_to_string(p, action) == env.unwrapped.describe_action(action)
+            state.apply_action(action)
+            env.step(action)
+        assert env.unwrapped.game.over
+        assert record(state) == json.dumps(env.unwrapped.game.record, sort_keys=True)
+        assert state.returns() == env.unwrapped.outcome()
+        assert sum(state.returns()) == pytest.approx(0.0)
+        won += max(state.returns()) > 0
+        for q in range(players):  # the final observation too
+            assert np.array_equal(np.asarray(state.observation_tensor(q), np.float32),
+                                  env.observe(env.possible_agents[q])["observation"])
+    assert won
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_same_seed_and_actions_give_the_same_game_and_a_clone_goes_on_alike(spec):
+    def play(seed):
+        state = started(load(spec, spec.players.start, seed=seed, **SHORT[spec.id]))
+        rng = np.random.default_rng(5)
+        clone = None
+        while not state.is_terminal():
+            if len(state.history()) == 10:
+                clone = state.clone()
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        return state, clone
+
+    first, clone = play(3)
+    second, _ = play(3)
+    assert record(first) == record(second) and str(first) == str(second) and first.history() == second.history()
+    assert record(play(4)[0]) != record(first)
+    assert clone.history() == first.history()[:10]
+    for action in first.history()[10:]:
+        clone.apply_action(action)
+    assert record(clone) == record(first) and clone.returns() == first.returns()
+
+
+def test_seed_minus_one_draws_fresh_games():
+    records = {record(started(load(DS, 2, seed=-1))) for _ in range(3)}
+    assert len(records) == 3
+
+
+# ------------------------------------------------------------------ resampling (the determinization sampler)
+def _positions(spec, players, seed, every=7):
+    """Random play through the wrapper; every ``every``-th live state, cloned."""
+    state = started(load(spec, players, seed=seed, **SHORT[spec.id]))
+    rng = np.random.default_rng(seed)
+    out = []
+    while not state.is_terminal():
+        if len(state.history()) % every == 0:
+            out.append(state.clone())
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_resampling_keeps_every_players_own_view(spec):
+    """OpenSpiel's resampling test, on observations (what the game offers): the resampled state shows the
+    player the same observation, the same player to act and, to the player to act, the same legal actions."""
+    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    checked = 0
+    for n in spec.players:
+        for state in _positions(spec, n, seed=n):
+            for p in range(n):
+                other = state.resample_from_infostate(p, sampler)
+                assert other.current_player() == state.current_player()
+                assert other.observation_string(p) == state.observation_string(p)
+                assert other.observation_tensor(p) == state.observation_tensor(p)
+                if p == state.current_player():
+                    assert other.legal_actions() == state.legal_actions()
+                checked += 1
+    assert checked > 50
+
+
+def test_resampling_draws_nothing_from_a_sealed_bid_the_seat_has_not_seen():
+    """Branch a Fist game on the first bidder's sealed bid: the second bidder's resampled states, drawn with
+    identically seeded samplers, play on identically (the sampler's own no-leak test, through the wrapper)."""
+    checked = 0
+    for seed in range(12):
+        state = started(load(FIST, 4, seed=seed))
+        legal = state.legal_actions()
+        left, right = state.clone(), state.clone()
+        left.apply_action(legal[-1])
+        right.apply_action(legal[len(legal) // 2])
+        assert record(left) != record(right)  # a real difference, in the omniscient record
+        futures = []
+        for branch in (left, right):
+            other = branch.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0))
+            for _ in range(12):  # the reveal shows the redrawn bid
+                other.apply_action(other.legal_actions()[0])
+            futures.append(record(other))
+        assert futures[0] == futures[1]
+        checked += 1
+    assert checked == 12
+
+
+def test_resampling_is_deterministic_with_a_seeded_sampler_and_draws_afresh_otherwise():
+    state = _positions(DS, 3, seed=2)[3]
+    def play_on(s):
+        while not s.is_terminal():
+            s.apply_action(s.legal_actions()[0])
+        return record(s)
+
+    same = [play_on(state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(9, 0.0, 1.0)))
+            for _ in range(2)]
+    assert same[0] == same[1]
+    sampler = pyspiel.UniformProbabilitySampler(9, 0.0, 1.0)
+    assert len({play_on(state.resample_from_infostate(0, sampler)) for _ in range(4)}) > 1
+
+
+# ------------------------------------------------------------------ OpenSpiel's ISMCTS bot
+@pytest.mark.parametrize(("spec", "players", "params"), [(FIST, 3, {"max_turns": 2}), (DS, 2, {}), (DS, 4, {})],
+                         ids=["fist-3p", "ds-2p", "ds-4p"])
+def test_openspiels_ismcts_bot_plays_whole_games_with_legal_moves_only(spec, players, params):
+    game = load(spec, players, seed=5, **params)
+
+    def play(seed):
+        rs = np.random.RandomState(seed)
+        bots = []
+        for _ in range(players):
+            bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, 4, random_state=rs,
+                                   use_observation_string=True)
+            sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)  # seeded: the bot is deterministic
+            bot.set_resampler(lambda s, p, sampler=sampler: s.resample_from_infostate(p, sampler))
+            bots.append(bot)
+        state = game.new_state_at(started(load(spec, players, seed=5, **params)).engine)
+        moves = 0
+        while not state.is_terminal():
+            p = state.current_player()
+            action = int(bots[p].step(state))
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            moves += 1
+        return record(state), moves, state.returns()
+
+    first = play(0)
+    assert first[1] > 5 and sum(first[2]) == pytest.approx(0.0)
+    assert play(0) == first  # seeded bot and sampler: the same game
+
+
+def test_ismcts_needs_the_observation_string():
+    """The game provides no information state: OpenSpiel's bot must key its nodes on observations."""
+    game = load(DS, 2)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1), 2.0, 4)
+    with pytest.raises((pyspiel.SpielError, ValueError), match=r"information state|perfect recall"):
+        bot.step(started(game))
+
+
+# ------------------------------------------------------------------ bad input
+def test_an_illegal_action_is_refused_naming_the_legal_ones_and_changes_nothing():
+    state = started(load(FIST, 4))
+    before, history = str(state), state.history()
+    illegal = next(a for a in range(FIST.raw_env.NUM_ACTIONS) if a not in state.legal_actions())
+    with pytest.raises(ValueError, match=rf"illegal action {illegal} by player_0 .* legal actions: \[0, "):
+        state.apply_action(illegal)
+    with pytest.raises(ValueError, match=r"actions are 0\.\.1551"):
+        state.apply_action(99999)
+    assert str(state) == before and state.history() == history
+    chance = load(FIST, 4).new_initial_state()
+    with pytest.raises(ValueError, match="one outcome, action 0"):
+        chance.apply_action(1)
+
+
+@pytest.mark.parametrize(("spec", "params", "words"), [
+    (FIST, {"players": 7}, "players must be an int from 3 to 6, got 7"),
+    (FIST, {"players": 2}, "players must be an int from 3 to 6, got 2"),
+    (DS, {"players": 5}, "players must be an int from 2 to 4, got 5"),
+    (DS, {"seed": -2}, "seed must be -1 .* or a non-negative int, got -2"),
+    (FIST, {"max_turns": 0}, r"max_turns: must be an integer in \[1, 1000\], got 0"),
+    (FIST, {"observation_mode": "all"}, "observation_mode must be 'recall' or 'table'"),
+    (DS, {"max_steps": 10**6}, r"max_steps: must be an integer in \[1, 100000\]"),
+])
+def test_bad_parameters_are_refused_naming_what_is_allowed(spec, params, words):
+    with pytest.raises(ValueError, match=f"python_{spec.id}: {words}"):
+        pyspiel.load_game(openspiel.short_name(spec), params)
+
+
+def test_an_unknown_parameter_is_refused_by_openspiel_with_the_known_ones():
+    with pytest.raises(pyspiel.SpielError, match=r"Unknown parameter 'bogus'.*max_turns, observation_mode, players"):
+        pyspiel.load_game("python_dragonstones", {"bogus": 1})
+
+
+def test_what_the_game_does_not_offer_is_refused_clearly():
+    game = load(DS, 2)
+    state = started(game)
+    with pytest.raises(ValueError, match="no information state"):
+        state.information_state_string(0)
+    with pytest.raises(ValueError, match="no information state"):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    with pytest.raises(ValueError, match="player must be an int from 0 to 1, got 2"):
+        state.resample_from_infostate(2, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    with pytest.raises(ValueError, match="takes a DrachenSchattenGame of 2 players in progress"):
+        game.new_state_at(started(load(DS, 3)).engine)
+    over = _finished(state)
+    with pytest.raises(ValueError, match="the game is over"):
+        over.apply_action(0)
+    with pytest.raises(ValueError, match="needs a game in progress"):
+        over.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+
+
+def test_no_pickling():
+    """OpenSpiel serializes a Python game's state by pickling it: refused, with what to do instead (the
+    record replays a game; unpickling is never the way in)."""
+    state = started(load(DS, 2))
+    with pytest.raises(TypeError, match=r"not serializable .* replay"):
+        state.serialize()
+
+
+def _finished(state):
+    state = state.clone()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    return state
+
+
+def test_new_state_at_copies_the_engine():
+    env = DS.raw_env(num_players=2)
+    env.reset(seed=3)
+    game = load(DS, 2)
+    state = game.new_state_at(env.game)
+    assert state.engine is not env.game and state.history() == []
+    before = copy.deepcopy(env.game.record)
+    state.apply_action(state.legal_actions()[0])
+    assert env.game.record == before
+
+
+def test_the_observation_string_tells_apart_what_the_vector_does_not_the_legal_actions():
+    """DrachenSchatten's torch: a stack shown in this use is not legal again, one shown in an earlier use is,
+    and the observation vector (the seat's torch memory) does not say which is which. The string adds the
+    legal actions of the player to act, so a search keying nodes on it meets the same actions at each visit
+    (OpenSpiel's ISMCTSBot raised a KeyError at such a node before)."""
+    rng = np.random.default_rng(0)
+    for seed in range(200):
+        state = started(load(DS, 3, seed=seed))
+        while not state.is_terminal():
+            engine = state.engine
+            view = engine._view
+            if engine.decision.kind == "view" and view and len(view["seen"]) == 1 and view["left"] >= 1:
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        else:
+            continue
+        p = state.current_player()
+        shown = view["seen"][0]
+        other = next(s for s in range(16) if s != shown and engine._stacks[s])
+        a, b = copy.deepcopy(engine), copy.deepcopy(engine)
+        for g in (a, b):  # both remember both stacks; a saw ``shown`` in this use, b ``other``
+            g._memories[p][other] = g._stacks[other][-1]
+        b._view["seen"] = [other]
+        sa, sb = load(DS, 3).new_state_at(a), load(DS, 3).new_state_at(b)
+        assert sa.observation_tensor(p) == sb.observation_tensor(p)  # the vector cannot tell them apart
+        assert sa.legal_actions() != sb.legal_actions()
+        assert sa.observation_string(p) != sb.observation_string(p)
+        return
+    pytest.fail("no torch use with two views in 200 random games")
+
+
+def test_the_interpreter_exits_cleanly_once_the_module_is_gone():
+    """OpenSpiel's registry lets go of a game's creator after the interpreter has shut down; a creator freed
+    then (a function whose module was dropped) aborted the interpreter at exit (code 134), so the full test
+    suite's run did. A class is never freed then."""
+    script = textwrap.dedent("""
+        import gc, sys
+        import pyspiel
+        from dragonstones_env import openspiel
+        state = pyspiel.load_game("python_drachenschatten").new_initial_state()
+        state.apply_action(0)
+        openspiel._CLASSES.clear()
+        del sys.modules["dragonstones_env.openspiel"], openspiel
+        gc.collect()
+        print("done")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "done", (done.returncode, done.stderr[-2000:])
