@@ -176,6 +176,8 @@ def test_insight_is_for_tables_of_bots_only(client):
     assert done["result"] is not None and done["insight"]
     top = done["insight"][-1]["top"]
     assert top and all(0 < x["p"] <= 1 for x in top) and isinstance(top[0]["text"], str)
+    # the champion ships its critic: its estimate of the seat's final reward, within the game's range
+    assert all(-1 / 3 - 0.5 <= x["value"] <= 1.5 for x in done["insight"])
     assert client.get(f"/api/games/{bots.id}").json()["insight"] is None  # only when asked for
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.policies import PolicyError
+
 
 def plain(value: Any) -> Any:
     """``value`` with numpy scalars and arrays turned into Python numbers and lists (JSON-ready).
@@ -77,7 +79,8 @@ def button_groups(env: Any, families: Sequence[Any], legal: Sequence[int], title
 
 def insight(policy: Any, env: Any, agent: str, top: int = 5) -> dict[str, Any] | None:
     """A checkpoint's masked action probabilities at the current decision of ``agent``: its top
-    actions, described. None for policies without ``probabilities`` (rule bots)."""
+    actions, described, and its critic's estimate of the seat's final reward when it has one. None for
+    policies without ``probabilities`` (rule bots)."""
     probabilities = getattr(policy, "probabilities", None)
     if probabilities is None:
         return None
@@ -89,9 +92,18 @@ def insight(policy: Any, env: Any, agent: str, top: int = 5) -> dict[str, Any] |
         "policy": str(getattr(policy, "spec", type(policy).__name__)),
         # an action below 0.00005 would read "p 0": only those that show a probability are listed
         "top": [{"action": a, "text": env.describe_action(a), "p": p} for a, p in shown if p > 0],
-        # The shipped checkpoints hold the actor only (policy.npz): no value estimate to show.
-        "value": None,
+        # the critic's estimate of this seat's final reward (+1 a win, -1/(n-1) a loss), if it ships one
+        "value": _value(policy, obs),
     }
+
+
+def _value(policy: Any, obs: dict[str, np.ndarray]) -> float | None:
+    if not getattr(policy, "has_value", False):
+        return None
+    try:
+        return round(policy.value(obs), 3)
+    except PolicyError:  # a broken value.npz: the insight still shows the actor's probabilities
+        return None
 
 
 def joined(words: Sequence[str]) -> str:
