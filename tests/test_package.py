@@ -112,6 +112,16 @@ USER_SCRIPT = textwrap.dedent("""
         obs, reward, terminated, truncated, info = e.step(action)
         done = terminated or truncated
 
+    ds = load_policy("ds-champion")  # the second game's shipped checkpoint, at its own game's table
+    assert ds.game == "drachenschatten_v0"
+    e = gym.make("DrachenSchatten-v0", num_players=3, opponents="ds-champion")
+    obs, info = e.reset(seed=2)
+    done = False
+    while not done:
+        mask = e.unwrapped.action_masks()
+        obs, reward, terminated, truncated, info = e.step(ds.act({"observation": obs, "action_mask": mask.astype("int8")}))
+        done = terminated or truncated
+
     mixture = load_policy("champion-mixture")  # a shipped mixture, its member folder inside the wheel
     assert type(mixture).__name__ == "MixturePolicy" and "members/exploiter-1" in mixture.names
     e = gym.make("Dragonstones-v0", num_players=4, opponents="champion-mixture")
@@ -172,6 +182,7 @@ def test_the_wheel_installs_one_import_name_and_works_for_a_user(wheel, tmp_path
     assert top_level == ["dragonstones_env"]
     assert "dragonstones_env/policies/shipped/champion/policy.npz" in names
     assert "dragonstones_env/policies/shipped/champion-mixture/members/exploiter-1/policy.npz" in names
+    assert "dragonstones_env/policies/shipped/ds-champion/policy.npz" in names
     assert not [n for n in names if n.endswith(("model.zip", "value.npz"))]  # what plays only
 
     python = _venv(tmp_path / "venv", f"{wheel}[app,eval]")
