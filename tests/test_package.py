@@ -119,7 +119,8 @@ USER_SCRIPT = textwrap.dedent("""
     done = False
     while not done:
         mask = e.unwrapped.action_masks()
-        obs, reward, terminated, truncated, info = e.step(ds.act({"observation": obs, "action_mask": mask.astype("int8")}))
+        action = ds.act({"observation": obs, "action_mask": mask.astype("int8")})
+        obs, reward, terminated, truncated, info = e.step(action)
         done = terminated or truncated
 
     mixture = load_policy("champion-mixture")  # a shipped mixture, its member folder inside the wheel
