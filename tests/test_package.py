@@ -102,26 +102,21 @@ USER_SCRIPT = textwrap.dedent("""
         obs, *_ = aec.last()
         aec.step(int(obs["action_mask"].argmax()))
 
-    champion = load_policy("champion")
-    e = gym.make("Dragonstones-v0", num_players=4, opponents="champion")
-    obs, info = e.reset(seed=1)
-    done = False
-    while not done:
-        mask = e.unwrapped.action_masks()
-        action = champion.act({"observation": obs, "action_mask": mask.astype("int8")})
-        obs, reward, terminated, truncated, info = e.step(action)
-        done = terminated or truncated
+    def play_against_itself(name, gym_id, players, seed):  # a shipped checkpoint in every seat, one game
+        policy = load_policy(name)
+        e = gym.make(gym_id, num_players=players, opponents=name)
+        obs, info = e.reset(seed=seed)
+        done = False
+        while not done:
+            mask = e.unwrapped.action_masks()
+            action = policy.act({"observation": obs, "action_mask": mask.astype("int8")})
+            obs, reward, terminated, truncated, info = e.step(action)
+            done = terminated or truncated
+        return policy
 
-    ds = load_policy("ds-champion")  # the second game's shipped checkpoint, at its own game's table
-    assert ds.game == "drachenschatten_v0"
-    e = gym.make("DrachenSchatten-v0", num_players=3, opponents="ds-champion")
-    obs, info = e.reset(seed=2)
-    done = False
-    while not done:
-        mask = e.unwrapped.action_masks()
-        action = ds.act({"observation": obs, "action_mask": mask.astype("int8")})
-        obs, reward, terminated, truncated, info = e.step(action)
-        done = terminated or truncated
+    play_against_itself("champion", "Dragonstones-v0", 4, 1)
+    # the second game's shipped checkpoint, at its own game's table
+    assert play_against_itself("ds-champion", "DrachenSchatten-v0", 3, 2).game == "drachenschatten_v0"
 
     mixture = load_policy("champion-mixture")  # a shipped mixture, its member folder inside the wheel
     assert type(mixture).__name__ == "MixturePolicy" and "members/exploiter-1" in mixture.names

@@ -288,7 +288,7 @@ class CheckpointPolicy:
     @property
     def has_value(self) -> bool:
         """Whether :meth:`value` can judge a position: the checkpoint has its critic (``value.npz``)."""
-        return self._critic_file is not None or self._critic is not None
+        return self._critic_file is not None  # the critic is only ever read from this file
 
     def value(self, observation: dict[str, np.ndarray]) -> float:
         """The critic's estimate of this seat's final reward from here (the game's end pays +1 to a
