@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
+from dragonstones_env import raw_env
 from dragonstones_env.policies import PolicyError, load_policy, mixture
-from dragonstones_env.policies.checkpoint import expected_layout
+from dragonstones_env.policies.checkpoint import expected_layout, save_mlp
 from tests.checkpoints import write_checkpoint
 from training.config import MAX_BASE_DEPTH, ConfigError, load_config, merge, read_config
 from training.promote import main as promote_main
@@ -112,6 +114,36 @@ def test_promote_ships_what_plays_and_leaves_the_run_state(tmp_path):
     with pytest.raises(PolicyError, match="exists: pass --force"):
         promote(source, tmp_path / "policies" / "mine")
     assert promote(source, tmp_path / "policies" / "mine", force=True)
+
+
+def test_promote_half_stores_float16_that_plays_as_the_float32_weights_do(tmp_path):
+    source = _checkpoint(tmp_path / "runs" / "mine")
+    save_mlp(source / "value.npz", [(np.full((raw_env.OBS_SIZE, 4), 0.01, np.float32), np.zeros(4, np.float32)),
+                                    (np.ones((4, 1), np.float32), np.zeros(1, np.float32))], "tanh")
+    promote(source, tmp_path / "full")
+    promote(source, tmp_path / "half", half=True)
+    for name in ("policy.npz", "value.npz"):
+        with np.load(tmp_path / "half" / name) as data:
+            assert {data[k].dtype for k in data.files if k[0] in "wb"} == {np.dtype(np.float16)}
+    assert (tmp_path / "half" / "policy.npz").stat().st_size < 0.6 * (tmp_path / "full" / "policy.npz").stat().st_size
+    full, half = (load_policy(str(tmp_path / f), seed=0) for f in ("full", "half"))
+    env = raw_env(num_players=4)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    probs = [p.probabilities(obs["observation"][None], obs["action_mask"][None]) for p in (full, half)]
+    assert np.abs(probs[0] - probs[1]).max() < 1e-2
+    assert half.value(obs) == pytest.approx(full.value(obs), abs=1e-3)
+
+
+def test_promote_half_refuses_weights_beyond_float16(tmp_path):
+    source = _checkpoint(tmp_path / "runs" / "big")
+    with np.load(source / "policy.npz") as data:
+        weights = [(data[f"w{i}"], data[f"b{i}"]) for i in range(int(data["layers"]))]
+    weights[0][0][0, 0] = 1e6
+    save_mlp(source / "policy.npz", weights, "tanh")
+    with pytest.raises(PolicyError, match="float16"):
+        promote(source, tmp_path / "dest", half=True)
+    assert not (tmp_path / "dest").exists()
 
 
 def test_promote_ships_a_mixture_with_the_member_folders_inside_it(tmp_path):

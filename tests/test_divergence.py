@@ -33,6 +33,11 @@ def test_a_policy_does_not_diverge_from_itself():
     assert r["log_ratio_mean"] == pytest.approx(0, abs=1e-9) and r["agreement"] == 1.0
 
 
+def test_drachenschatten_checkpoints_are_compared_against_its_own_bot():
+    r = divergence("ds-champion", "ds-champion", games=2, players=3, game="drachenschatten")
+    assert r["opponent"] == "ds-heuristic" and r["decisions"] > 0 and r["agreement"] == 1.0
+
+
 def test_two_checkpoints_diverge_and_the_figures_are_seeded(tmp_path):
     other = random_checkpoint(tmp_path / "random")
     r = divergence("champion", other, games=2)
@@ -42,7 +47,9 @@ def test_two_checkpoints_diverge_and_the_figures_are_seeded(tmp_path):
 
 @pytest.mark.parametrize(("argv", "message"), [(["champion", "heuristic", "--games", "1"], "not a checkpoint"),
                                                (["champion", "champion", "--games", "0"], "--games must be >= 1"),
-                                               (["champion", "champion", "--players", "7"], "--players must be 3..6")])
+                                               (["champion", "champion", "--players", "7"], "from 3 to 6, got 7"),
+                                               (["ds-champion", "ds-champion", "--game", "drachenschatten",
+                                                 "--players", "5"], "from 2 to 4, got 5")])
 def test_bad_input_is_refused_by_name(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         main(argv)

@@ -21,7 +21,7 @@ import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_TREE_BYTES = 20 * 1024 * 1024
+MAX_TREE_BYTES = 20_000_000  # issue #25: "under 20 MB" (the shipped actors are float16: docs/publishing.md)
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_README_LINES = 300
 # A ruling is cited as F12 or D4 (F1-F43 settle Fist of Dragonstones, D1-D7 DrachenSchatten).

@@ -2,7 +2,7 @@
 
     python -m tools.divergence champion runs/champion-anchored/anchor --games 100
 
-Plays ``games`` Fist games of POLICY against ``players - 1`` copies of ``--opponent`` (POLICY's
+Plays ``games`` games (``--game``, Fist by default) of POLICY against ``players - 1`` copies of ``--opponent`` (POLICY's
 seat rotates), keeps the observation and action mask of each of POLICY's decisions, and
 compares the two masked action distributions there: the mean KL(POLICY || REFERENCE) per decision
 in nats, the mean log ratio of the action POLICY took (what ``imitate.anchor_kl`` charges,
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env import env
+from dragonstones_env import registry
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy
@@ -48,16 +48,19 @@ def _checkpoint(spec: str, seed: int) -> CheckpointPolicy:
     return policy
 
 
-def divergence(policy: str, reference: str, games: int, players: int = 4, opponent: str = "heuristic",
-               seed: int = 0) -> dict[str, Any]:
-    """The figures of ``policy`` against ``reference`` over ``games`` seeded games (see the module docstring)."""
+def divergence(policy: str, reference: str, games: int, players: int = 4, opponent: str | None = None,
+               seed: int = 0, game: str = "dragonstones") -> dict[str, Any]:
+    """The figures of ``policy`` against ``reference`` over ``games`` seeded games (see the module
+    docstring); ``opponent`` defaults to the game's own bot."""
+    spec = registry.get(game)
+    opponent = opponent or spec.default_bot
     recorder = _Recorder(_checkpoint(policy, seed))
     ref = _checkpoint(reference, seed)
     for g in range(games):
         seat = g % players
         seats = [recorder if i == seat else load_policy(opponent, seed=seed + g * players + i) for i in range(players)]
         names = [policy if i == seat else opponent for i in range(players)]
-        play_game(lambda: env(num_players=players), seats, names, seed + g)
+        play_game(lambda: spec.env(num_players=players), seats, names, seed + g)
     obs, masks = np.stack(recorder.observations), np.stack(recorder.masks)
     p = recorder.policy.probabilities(obs, masks)
     q = ref.probabilities(obs, masks)
@@ -79,18 +82,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("reference", help="the checkpoint it is compared with at the same states")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--opponent", default="heuristic", help="the policy in the other seats")
+    parser.add_argument("--opponent", help="the policy in the other seats (default: the game's own bot)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--game", default="dragonstones", choices=registry.ids())
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be >= 1, got {args.games}")
-    if not 3 <= args.players <= 6:
-        parser.error(f"--players must be 3..6 (Fist of Dragonstones), got {args.players}")
-    r = divergence(args.policy, args.reference, args.games, args.players, args.opponent, args.seed)
+    try:
+        registry.get(args.game).env(num_players=args.players)
+    except ValueError as err:  # the game's own range, e.g. "num_players must be an int from 3 to 6, got 7"
+        parser.error(f"--players: {err}")
+    r = divergence(args.policy, args.reference, args.games, args.players, args.opponent, args.seed, args.game)
     print(f"{r['policy']} against {r['reference']} at its own states ({r['decisions']} decisions, {r['games']} "
           f"games of {r['players']} players, the others {r['opponent']}):")
-    print(f"  KL(policy || reference) per decision: mean {r['kl_mean']:.4f} nats, median {r['kl_median']:.4f}")
-    print(f"  log ratio of the action taken (the leash's charge / anchor_kl): mean {r['log_ratio_mean']:.4f}")
+    print(f"  KL(policy || reference) per decision: mean {r['kl_mean']:.3g} nats, median {r['kl_median']:.3g}")
+    print(f"  log ratio of the action taken (the leash's charge / anchor_kl): mean {r['log_ratio_mean']:.3g}")
     print(f"  same most likely action: {r['agreement']:.3f}")
 
 

@@ -9,6 +9,10 @@ copied: ``card.json``, ``policy.npz``, ``value.npz`` and the training curve if p
 ``model.zip`` (a pickle, 14 MB) and run states stay in ``runs/``: docs/publishing.md says how a
 large artifact is published and loaded by path. A mixture (``dragonstones_env/policies/mixture.py``)
 is loaded with all its members, and its card and the member folders inside it are copied the same way.
+
+``--half`` stores the weights as float16: half the bytes in git and in the wheel, and the loader
+casts them back to the float32 that plays. The rounding moves a logit by about 1e-3 of its size,
+so measure the panel on the shipped folder, not on the run's float32 one (docs/publishing.md).
 """
 
 from __future__ import annotations
@@ -19,15 +23,27 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from dragonstones_env.policies import PolicyError, load_policy, mixture
-from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, load_checkpoint, read_card
+from dragonstones_env.policies.checkpoint import (
+    CARD_FILE,
+    POLICY_FILE,
+    VALUE_FILE,
+    game_spaces,
+    load_checkpoint,
+    read_card,
+    read_mlp,
+    save_mlp,
+)
 
 SHIPPED_FILES = (CARD_FILE, POLICY_FILE, VALUE_FILE, "training_curve.png")
 MAX_FILE_BYTES = 5 * 1024 * 1024  # the repository's limit for one file (tests/test_package.py)
 
 
-def promote(source: str | Path, dest: str | Path, force: bool = False) -> list[Path]:
-    """Copy the checked checkpoint ``source`` to ``dest``; returns the files written."""
+def promote(source: str | Path, dest: str | Path, force: bool = False, half: bool = False) -> list[Path]:
+    """Copy the checked checkpoint ``source`` to ``dest``; returns the files written. ``half``
+    writes the weights of ``policy.npz`` and ``value.npz`` as float16."""
     source, dest = Path(source), Path(dest)
     folders = [Path(".")]  # relative to source: the checkpoint, or a mixture and its member folders
     if read_card(source, str(source)).get("algorithm") == mixture.ALGORITHM:
@@ -40,6 +56,9 @@ def promote(source: str | Path, dest: str | Path, force: bool = False) -> list[P
     big = [f"{f} ({size:,} bytes)" for f, size in sizes.items() if size > MAX_FILE_BYTES]
     if big:
         raise PolicyError(f"{source}: {', '.join(big)} over the {MAX_FILE_BYTES:,}-byte limit of a shipped file")
+    # float16 weights are made (and refused) before dest is touched
+    halves = {f: _half(source / f, read_card(source / f.parent, str(source / f.parent))["env"])
+              for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
     if dest.exists() and not force:
         raise PolicyError(f"{dest} exists: pass --force to replace it")
     if dest.exists():
@@ -47,8 +66,22 @@ def promote(source: str | Path, dest: str | Path, force: bool = False) -> list[P
     written = []
     for f in files:
         (dest / f).parent.mkdir(parents=True, exist_ok=True)
-        written.append(Path(shutil.copy2(source / f, dest / f)))
+        if f in halves:
+            save_mlp(dest / f, *halves[f])
+            written.append(dest / f)
+        else:
+            written.append(Path(shutil.copy2(source / f, dest / f)))
     return written
+
+
+def _half(npz: Path, env: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """``npz``'s layers (read through the checked reader) as float16, and its activation."""
+    obs_size, num_actions = game_spaces(env)
+    weights, activation = read_mlp(npz, obs_size, 1 if npz.name == VALUE_FILE else num_actions)
+    half = [(w.astype(np.float16), b.astype(np.float16)) for w, b in weights]
+    if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in half):
+        raise PolicyError(f"{npz}: a weight is beyond float16's range (65,504); ship it as float32")
+    return half, activation
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,9 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("source", help="a checkpoint folder written by a run, e.g. runs/policies/champion")
     parser.add_argument("dest", help="where to ship it, e.g. policies/champion (loadable as 'champion')")
     parser.add_argument("--force", action="store_true", help="replace dest if it exists")
+    parser.add_argument("--half", action="store_true",
+                        help="store the weights as float16 (half the bytes; they play as float32)")
     args = parser.parse_args(argv)
     try:
-        written = promote(args.source, args.dest, args.force)
+        written = promote(args.source, args.dest, args.force, args.half)
     except PolicyError as err:
         parser.error(str(err))
     print(f"wrote {', '.join(str(p) for p in written)}")
