@@ -114,7 +114,7 @@ USER_SCRIPT = textwrap.dedent("""
             done = terminated or truncated
         return policy
 
-    play_against_itself("champion", "Dragonstones-v0", 4, 1)
+    assert play_against_itself("champion", "Dragonstones-v0", 4, 1).has_value  # its critic, for the search
     # the second game's shipped checkpoint, at its own game's table
     assert play_against_itself("ds-champion", "DrachenSchatten-v0", 3, 2).game == "drachenschatten_v0"
 
@@ -179,7 +179,10 @@ def test_the_wheel_installs_one_import_name_and_works_for_a_user(wheel, tmp_path
     assert "dragonstones_env/policies/shipped/champion/policy.npz" in names
     assert "dragonstones_env/policies/shipped/champion-mixture/members/exploiter-1/policy.npz" in names
     assert "dragonstones_env/policies/shipped/ds-champion/policy.npz" in names
-    assert not [n for n in names if n.endswith(("model.zip", "value.npz"))]  # what plays only
+    # what plays, and the champions' critics for the search; no run state, no member's critic
+    assert "dragonstones_env/policies/shipped/champion/value.npz" in names
+    assert "dragonstones_env/policies/shipped/ds-champion/value.npz" in names
+    assert not [n for n in names if n.endswith("model.zip") or ("/members/" in n and n.endswith("value.npz"))]
 
     python = _venv(tmp_path / "venv", f"{wheel}[app,eval]")
     user = tmp_path / "project"
