@@ -13,6 +13,7 @@ import pytest
 from dragonstones_env.evaluation import tournament
 from dragonstones_env.policies import PolicyError, load_policy, mixture, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
+from dragonstones_env.policies.registry import shipped_dir
 from tests.checkpoints import write_checkpoint
 from training import meta
 from training.league import League
@@ -222,3 +223,13 @@ def test_a_previous_runs_cells_are_read_back_and_checked(tmp_path):
                                                              "seats": game.seats.tolist()}}))
     with pytest.raises(meta.EvaluationError, match="wins <= seat-games"):
         meta.read_cells(tmp_path / "bad.json", ["a", "b"], 3)
+
+
+def test_the_shipped_mixture_plays_the_members_its_card_measured():
+    # A member kept by a shipped name follows that name, so promoting a new champion would change
+    # the mixture under its measured panel: the old champion is pinned in members/ (v4 was, for v5).
+    policy = load_policy("champion-mixture")
+    members = zip(policy.names, policy.members, strict=True)
+    steps = {name: m.card["steps"] for name, m in members if isinstance(m, CheckpointPolicy)}
+    card = json.loads((shipped_dir() / "champion-mixture" / "card.json").read_text())
+    assert steps == card["member_steps"]
