@@ -27,7 +27,7 @@ def snapshot(spec: str) -> dict:
 
 
 def pushed_league(mix: dict, *snapshots: str, **kwargs) -> League:
-    versions = PushedVersions(max_snapshots=kwargs.pop("max_snapshots", 8))
+    versions = PushedVersions(max_snapshots=kwargs.get("max_snapshots", 8))
     for spec in snapshots:
         versions.add(snapshot(spec))
     return League(None, mix, versions=versions, **kwargs)
@@ -174,6 +174,28 @@ def test_pool_checkpoints_are_played_from_the_weights_the_driver_sent():
     league.check()  # builds from the weights: no file is read
     (policy,) = league.sample_lineup(np.random.default_rng(6), 1)
     assert isinstance(policy, CheckpointPolicy) and policy.spec == "some/folder"
+
+
+# ---------------------------------------------------------------------------- loading
+def test_every_seat_the_league_deals_is_loaded_once(monkeypatch):
+    # A cache smaller than the league reloads a checkpoint for many episodes (v5's run fell from
+    # 830 to 580 learner steps/s as its snapshots passed the old fixed cache of 8).
+    names = [f"snap-{i:02d}" for i in range(20)]
+    league = pushed_league({"snapshot": 0.6, "zoo": 0.3, "random": 0.1}, *names, max_snapshots=20,
+                           zoo=zoo("dragonstones"), pfsp_power=0.0)
+    builds = Counter()
+    build = league.versions.build
+    monkeypatch.setattr(league.versions, "build", lambda spec, seed: builds.update([spec]) or build(spec, seed))
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        league.sample_lineup(rng, 3)
+    assert len(builds) == 20 + len(league.zoo) + 1 and set(builds.values()) == {1}
+
+
+def test_league_and_rllib_league_size_their_cache_to_the_league():
+    league = make_league("dragonstones", {"mix": {"snapshot": 1.0}, "max_snapshots": 15})
+    assert league.cache_size >= 15 + len(league.zoo) + 2  # snapshots, zoo, latest, random
+    assert League(None, {"random": 1.0}, versions=PushedVersions(), cache_size=3).cache_size == 3
 
 
 # ---------------------------------------------------------------------------- bad values

@@ -473,7 +473,7 @@ def make_league(cfg: RunConfig, run_dir: str | Path) -> League:
     """The league of a config's ``league`` section, its learner's versions in ``run_dir`` (training/league.py)."""
     lg = cfg.league
     return League(run_dir, lg.mix, lg.pool, zoo=zoo(cfg.game), heuristic=cfg.heuristic, table=lg.table,
-                  mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name)
+                  mixed=lg.mixed, pfsp_power=lg.pfsp_power, game=cfg.env_name, max_snapshots=lg.max_snapshots)
 
 
 def check_sources(cfg: Config) -> None:

@@ -138,8 +138,9 @@ class PushedVersions:
 class League:
     def __init__(self, run_dir: str | Path | None, mix: dict[str, float], pool: Sequence[str] = (),
                  zoo: Sequence[str] = (), heuristic: str = "heuristic", table: float = 0.0,
-                 mixed: float = 0.0, pfsp_power: float = 2.0, cache_size: int = 8, game: str | None = None,
-                 versions: FolderVersions | PushedVersions | None = None):
+                 mixed: float = 0.0, pfsp_power: float = 2.0, cache_size: int | None = None,
+                 game: str | None = None, versions: FolderVersions | PushedVersions | None = None,
+                 max_snapshots: int = 8):
         unknown = set(mix) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown league kind(s) {sorted(unknown)}; kinds are {list(KINDS)}")
@@ -170,7 +171,11 @@ class League:
         self.mixed = float(mixed)
         self.pfsp_power = float(pfsp_power)
         self.game = game  # the env name of the game it seats players for (None: not checked)
-        self.cache_size = cache_size
+        # Every seat the league deals stays loaded: its snapshots, the two newest ``latest`` folders,
+        # the pool, the zoo, random. A smaller cache reloads a 3 MB checkpoint (~25 ms) for a large
+        # share of episodes: champion v5's run fell from 830 to 580 learner steps/s once its
+        # snapshots outgrew the old fixed 8 (docs/training.md).
+        self.cache_size = cache_size or max_snapshots + len(self.pool) + len(self.zoo) + 3
         self.results: dict[str, list[float]] = {}  # snapshot -> [learner's wins, games]
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._seated: list[str] = []  # the specs of the last line-up, for report()

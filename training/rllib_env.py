@@ -74,7 +74,8 @@ def make_league(game: str, section: dict[str, Any]) -> League:
     return League(None, section.get("mix", {"latest": 1.0}), section.get("pool", ()), zoo=zoo(game),
                   heuristic=_spec(game).default_bot, table=float(section.get("table", 0.0)),
                   mixed=float(section.get("mixed", 0.0)),
-                  pfsp_power=float(section.get("pfsp_power", 2.0)), versions=versions)
+                  pfsp_power=float(section.get("pfsp_power", 2.0)), versions=versions,
+                  max_snapshots=versions.max_snapshots)
 
 
 class DragonstonesMultiAgentEnv(MultiAgentEnv):
