@@ -50,7 +50,7 @@ from dragonstones_env.evaluation.facts import EvaluationError, check_bounded, pl
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
 from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, expected_layout
-from dragonstones_env.policies.registry import available
+from dragonstones_env.policies.registry import available, shipped, shipped_dir
 from dragonstones_env.registry import get as get_game
 
 
@@ -173,9 +173,11 @@ def play_rows(game: EmpiricalGame, rows: Sequence[Sequence[int]], seed: int, wor
 
 
 def member_source(spec: str) -> Path | None:
-    """The checkpoint folder to copy into a mixture for a member spec, or None for a member kept by
-    its name: a rule bot, or a checkpoint shipped with the package (the same package version
-    loads the same one)."""
+    """The checkpoint folder to copy into a mixture for a member spec, or None for a rule bot,
+    kept by its name. A shipped checkpoint is copied too: its name can pass to a newer checkpoint
+    (``champion`` went from v4 to v5), and the mixture must keep playing what its solver measured."""
+    if spec in shipped():
+        return shipped_dir() / spec
     return None if spec in available() else Path(spec)
 
 
@@ -215,8 +217,8 @@ def read_cells(path: Path, members: Sequence[str], players: int) -> EmpiricalGam
 
 def write_mixture(folder: Path, members: Sequence[str], weights: dict[str, float], game_id: str,
                   extra: dict[str, Any]) -> Path:
-    """The chosen mixture as one folder: checkpoint folders copied into ``members/``, built-in and
-    shipped names kept as names."""
+    """The chosen mixture as one folder: checkpoint folders (shipped ones too) copied into
+    ``members/``, rule bots kept as names."""
     entries = []
     for i, spec in enumerate(members):
         source = member_source(spec)

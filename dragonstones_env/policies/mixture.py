@@ -12,8 +12,9 @@ On disk a mixture is a checkpoint folder whose ``card.json`` has ``"algorithm": 
 
 Each member is a built-in rule bot by name, or a checkpoint folder *inside* the mixture's folder
 (a relative path; a path that leaves the folder is refused), so that a mixture is shipped and
-loaded as one folder. A member may not be a search (it needs the game, not an observation) nor
-another mixture.
+loaded as one folder. A shipped checkpoint's name loads too, but it follows the package (the name
+``champion`` passed from v4 to v5), so ``training/meta.py`` copies shipped checkpoints in. A
+member may not be a search (it needs the game, not an observation) nor another mixture.
 
 How a member is drawn, per seat and per game:
 
