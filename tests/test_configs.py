@@ -135,6 +135,15 @@ def test_promote_half_stores_float16_that_plays_as_the_float32_weights_do(tmp_pa
     assert half.value(obs) == pytest.approx(full.value(obs), abs=1e-3)
 
 
+def test_promote_checks_the_size_of_what_it_writes(tmp_path):
+    source = write_checkpoint(tmp_path / "runs" / "wide", seed=1, hidden=700)  # 1.9 M weights: 7 MB as float32
+    with pytest.raises(PolicyError, match="over the 5,242,880-byte limit"):
+        promote(source, tmp_path / "full")
+    assert not (tmp_path / "full").exists()
+    promote(source, tmp_path / "half", half=True)  # 3.6 MB as float16
+    assert (tmp_path / "half" / "policy.npz").stat().st_size < 5 * 1024 * 1024
+
+
 def test_promote_half_refuses_weights_beyond_float16(tmp_path):
     source = _checkpoint(tmp_path / "runs" / "big")
     with np.load(source / "policy.npz") as data:

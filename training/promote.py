@@ -18,6 +18,7 @@ so measure the panel on the shipped folder, not on the run's float32 one (docs/p
 from __future__ import annotations
 
 import argparse
+import io
 import shutil
 import sys
 from collections.abc import Sequence
@@ -52,13 +53,13 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
     else:
         load_checkpoint(source, str(source), seed=0, deterministic=True)  # a PolicyError names what is wrong
     files = [folder / name for folder in folders for name in SHIPPED_FILES if (source / folder / name).is_file()]
-    sizes = {f: (source / f).stat().st_size for f in files}
+    # float16 weights are made (and refused) in memory, before the sizes are checked and dest is touched
+    halves = {f: _half(source / f, read_card(source / f.parent, str(source / f.parent))["env"])
+              for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
+    sizes = {f: len(halves[f]) if f in halves else (source / f).stat().st_size for f in files}
     big = [f"{f} ({size:,} bytes)" for f, size in sizes.items() if size > MAX_FILE_BYTES]
     if big:
         raise PolicyError(f"{source}: {', '.join(big)} over the {MAX_FILE_BYTES:,}-byte limit of a shipped file")
-    # float16 weights are made (and refused) before dest is touched
-    halves = {f: _half(source / f, read_card(source / f.parent, str(source / f.parent))["env"])
-              for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
     if dest.exists() and not force:
         raise PolicyError(f"{dest} exists: pass --force to replace it")
     if dest.exists():
@@ -67,21 +68,23 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
     for f in files:
         (dest / f).parent.mkdir(parents=True, exist_ok=True)
         if f in halves:
-            save_mlp(dest / f, *halves[f])
+            (dest / f).write_bytes(halves[f])
             written.append(dest / f)
         else:
             written.append(Path(shutil.copy2(source / f, dest / f)))
     return written
 
 
-def _half(npz: Path, env: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
-    """``npz``'s layers (read through the checked reader) as float16, and its activation."""
+def _half(npz: Path, env: str) -> bytes:
+    """``npz``'s layers (read through the checked reader) as a float16 npz file's bytes."""
     obs_size, num_actions = game_spaces(env)
     weights, activation = read_mlp(npz, obs_size, 1 if npz.name == VALUE_FILE else num_actions)
     half = [(w.astype(np.float16), b.astype(np.float16)) for w, b in weights]
     if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in half):
         raise PolicyError(f"{npz}: a weight is beyond float16's range (65,504); ship it as float32")
-    return half, activation
+    buffer = io.BytesIO()
+    save_mlp(buffer, half, activation)
+    return buffer.getvalue()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

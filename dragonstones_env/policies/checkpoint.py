@@ -159,8 +159,9 @@ def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.
     return weights, activation
 
 
-def save_mlp(path: Path, weights: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
-    """Write an MLP's layers as ``policy.npz`` / ``value.npz`` do (what :func:`read_mlp` reads)."""
+def save_mlp(path: Path | io.BytesIO, weights: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+    """Write an MLP's layers as ``policy.npz`` / ``value.npz`` do (what :func:`read_mlp` reads), to a
+    file or a buffer."""
     arrays = {f"w{i}": w for i, (w, _) in enumerate(weights)}
     arrays |= {f"b{i}": b for i, (_, b) in enumerate(weights)}
     np.savez_compressed(path, layers=len(weights), activation=activation, **arrays)
