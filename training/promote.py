@@ -11,8 +11,9 @@ large artifact is published and loaded by path. A mixture (``dragonstones_env/po
 is loaded with all its members, and its card and the member folders inside it are copied the same way.
 
 ``--half`` stores the weights as float16: half the bytes in git and in the wheel, and the loader
-casts them back to the float32 that plays. The rounding moves a logit by about 1e-3 of its size,
-so measure the panel on the shipped folder, not on the run's float32 one (docs/publishing.md).
+casts them back to the float32 that plays. The rounding moves each weight by at most 1/2048 of its
+size (float16's precision), so measure the panel on the shipped folder, not on the run's float32
+one (docs/publishing.md).
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
         load_checkpoint(source, str(source), seed=0, deterministic=True)  # a PolicyError names what is wrong
     files = [folder / name for folder in folders for name in SHIPPED_FILES if (source / folder / name).is_file()]
     # float16 weights are made (and refused) in memory, before the sizes are checked and dest is touched
-    halves = {f: _half(source / f, read_card(source / f.parent, str(source / f.parent))["env"])
-              for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
+    envs = {folder: read_card(source / folder, str(source / folder))["env"] for folder in folders} if half else {}
+    halves = {f: _half(source / f, envs[f.parent]) for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
     sizes = {f: len(halves[f]) if f in halves else (source / f).stat().st_size for f in files}
     big = [f"{f} ({size:,} bytes)" for f, size in sizes.items() if size > MAX_FILE_BYTES]
     if big:
