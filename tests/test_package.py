@@ -119,7 +119,7 @@ USER_SCRIPT = textwrap.dedent("""
     assert play_against_itself("ds-champion", "DrachenSchatten-v0", 3, 2).game == "drachenschatten_v0"
 
     mixture = load_policy("champion-mixture")  # a shipped mixture, its member folder inside the wheel
-    assert type(mixture).__name__ == "MixturePolicy" and "members/exploiter-1" in mixture.names
+    assert type(mixture).__name__ == "MixturePolicy" and "members/champion-v5" in mixture.names
     e = gym.make("Dragonstones-v0", num_players=4, opponents="champion-mixture")
     for seed in range(3):
         e.reset(seed=seed)
@@ -177,7 +177,8 @@ def test_the_wheel_installs_one_import_name_and_works_for_a_user(wheel, tmp_path
         top_level = z.read(next(n for n in names if n.endswith(".dist-info/top_level.txt"))).decode().split()
     assert top_level == ["dragonstones_env"]
     assert "dragonstones_env/policies/shipped/champion/policy.npz" in names
-    assert "dragonstones_env/policies/shipped/champion-mixture/members/exploiter-1/policy.npz" in names
+    assert "dragonstones_env/policies/shipped/champion-mixture/members/champion-v5/policy.npz" in names
+    assert "dragonstones_env/policies/shipped/champion-v4/policy.npz" in names  # the champion before v5, by name
     assert "dragonstones_env/policies/shipped/ds-champion/policy.npz" in names
     # what plays, and the champions' critics for the search; no run state, no member's critic
     assert "dragonstones_env/policies/shipped/champion/value.npz" in names
