@@ -1,0 +1,106 @@
+"""One cell from several evaluation folders: the games of one line-up played in chunks, pooled.
+
+    python -m tools.pool_cells runs/cells/value-7100000 runs/cells/value-7100200 ...
+
+A long cell (1,000 seat-rotated games of a search bot take half an hour of both cores) is played in
+chunks of a few hundred games at consecutive seeds, so that a stopped machine keeps what was played.
+This reads each folder's ``games.csv`` (written by ``dragonstones evaluate --lineup``), checks that
+the chunks are one experiment (the same game, table size and line-up, no game seed twice, a seat
+rotation that gives each seat its share) and prints, per policy, its games, its wins (a shared win
+counts 1/winners, as the evaluation counts it) and its win rate with a 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+from dragonstones_env.play.arena import wilson_interval
+
+
+class PoolError(ValueError):
+    """The folders are not chunks of one cell."""
+
+
+def read_games(folder: Path) -> tuple[dict, list[dict]]:
+    """A folder's ``summary.json`` and its ``games.csv`` rows (lineup and winners as tuples)."""
+    summary = json.loads((folder / "summary.json").read_text())
+    with open(folder / "games.csv", newline="") as f:
+        rows = [{"seed": int(r["seed"]), "lineup": tuple(r["lineup"].split(";")),
+                 "winners": tuple(int(w) for w in r["winners"].split(";") if w != ""),
+                 "truncated": int(r["truncated"])} for r in csv.DictReader(f)]
+    if len(rows) != summary["games"]:
+        raise PoolError(f"{folder}: games.csv has {len(rows)} games, summary.json says {summary['games']}")
+    return summary, rows
+
+
+def pool(folders: list[Path]) -> dict:
+    """The pooled cell of ``folders``: ``{"game", "players", "lineup", "games", "seeds", "policies"}``."""
+    if not folders:
+        raise PoolError("no folders: give the evaluation folders of the chunks")
+    first, games = None, []
+    for folder in folders:
+        summary, rows = read_games(folder)
+        key = (summary["game"], summary["players"], sorted(summary["lineup"]))
+        if first is None:
+            first = key
+        elif key != first:
+            raise PoolError(f"{folder} plays {key}, the first folder {first}: a cell pools one line-up")
+        games += rows
+    seeds = Counter(r["seed"] for r in games)
+    twice = sorted(s for s, c in seeds.items() if c > 1)
+    if twice:
+        raise PoolError(f"game seed {twice[0]} is played in two chunks ({len(twice)} seeds twice): "
+                        "chunks must start at seeds that do not overlap")
+    lone = [spec for spec, c in Counter(games[0]["lineup"]).items() if c == 1]
+    for spec in lone:  # each chunk rotates the lone seat round the table: off by at most one a chunk
+        where = Counter(r["lineup"].index(spec) for r in games)
+        counts = [where[i] for i in range(first[1])]
+        if max(counts) - min(counts) > len(folders):
+            raise PoolError(f"{spec} sat {counts} times at seats 0..{first[1] - 1}: not a seat-rotated cell")
+    wins: Counter[str] = Counter()
+    seats: Counter[str] = Counter()
+    truncated: Counter[str] = Counter()
+    for r in games:
+        for i, spec in enumerate(r["lineup"]):
+            seats[spec] += 1
+            truncated[spec] += r["truncated"]
+            if i in r["winners"]:
+                wins[spec] += 1.0 / len(r["winners"])
+    policies = []
+    for spec in sorted(seats, key=lambda s: seats[s]):  # the lone seat first
+        low, high = wilson_interval(wins[spec], seats[spec])
+        policies.append({"spec": spec, "games": seats[spec], "wins": wins[spec], "win_rate": wins[spec] / seats[spec],
+                         "ci_low": low, "ci_high": high, "truncated": truncated[spec]})
+    game, players, lineup = first
+    return {"game": game, "players": players, "lineup": lineup, "games": len(games),
+            "seeds": [min(seeds), max(seeds)], "policies": policies}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.pool_cells", description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", type=Path, nargs="+", help="evaluation folders (games.csv, summary.json)")
+    parser.add_argument("--json", action="store_true", help="print the pooled cell as JSON")
+    args = parser.parse_args(argv)
+    try:
+        cell = pool(args.folders)
+    except (PoolError, OSError, KeyError, ValueError) as err:
+        parser.error(str(err))
+    if args.json:
+        print(json.dumps(cell, indent=2))
+        return 0
+    print(f"{cell['game']}, {cell['players']} players, {cell['games']} games "
+          f"(seeds {cell['seeds'][0]:,}..{cell['seeds'][1]:,})")
+    print("| policy | seat-games | wins | win rate | 95% CI |")
+    print("|:--|--:|--:|--:|:--:|")
+    for p in cell["policies"]:
+        interval = f"[{p['ci_low']:.3f}, {p['ci_high']:.3f}]"
+        print(f"| {p['spec']} | {p['games']} | {p['wins']:g} | {p['win_rate']:.3f} | {interval} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
