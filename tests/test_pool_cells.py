@@ -11,13 +11,13 @@ from tools.pool_cells import PoolError, pool
 def chunk(folder, seed, games, winner_of, lineup=("bot", "x", "x", "x"), rotate=True):
     """An evaluation folder of ``games`` games from ``seed``: the lone ``bot`` moves a seat each game."""
     folder.mkdir()
-    lines = ["game,seed,lineup,rewards,winners,truncated,steps"]
+    games_json = []
     for g in range(games):
         seats = list(lineup[1:])
         seats.insert(g % len(lineup) if rotate else 0, lineup[0])
-        winners = winner_of(g, seats)
-        lines.append(f"{g},{seed + g},{';'.join(seats)},0;0;0;0,{';'.join(map(str, winners))},0,100")
-    (folder / "games.csv").write_text("\n".join(lines) + "\n")
+        games_json.append({"game": g, "seed": seed + g, "lineup": seats, "rewards": [0.0] * len(seats),
+                           "winners": winner_of(g, seats), "truncated": False, "steps": 100})
+    (folder / "games.json").write_text(json.dumps(games_json))
     (folder / "summary.json").write_text(json.dumps(
         {"game": "dragonstones", "players": len(lineup), "games": games, "lineup": list(lineup)}))
     return folder

@@ -4,21 +4,21 @@
 
 A long cell (1,000 seat-rotated games of a search bot take half an hour of both cores) is played in
 chunks of a few hundred games at consecutive seeds, so that a stopped machine keeps what was played.
-This reads each folder's ``games.csv`` (written by ``dragonstones evaluate --lineup``), checks that
+This reads each folder's ``games.json`` (written by ``dragonstones evaluate --lineup``), checks that
 the chunks are one experiment (the same game, table size and line-up, no game seed twice, a seat
-rotation that gives each seat its share) and prints, per policy, its games, its wins (a shared win
-counts 1/winners, as the evaluation counts it) and its win rate with a 95% Wilson interval.
+rotation that gives each seat its share) and prints, per policy, its games, its wins and its win
+rate with a 95% Wilson interval, counted by the evaluation's own ``summarize`` (a shared win counts
+1/winners).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from collections import Counter
 from pathlib import Path
 
-from dragonstones_env.play.arena import wilson_interval
+from dragonstones_env.evaluation import summarize
 
 
 class PoolError(ValueError):
@@ -26,15 +26,12 @@ class PoolError(ValueError):
 
 
 def read_games(folder: Path) -> tuple[dict, list[dict]]:
-    """A folder's ``summary.json`` and its ``games.csv`` rows (lineup and winners as tuples)."""
+    """A folder's ``summary.json`` and its games (``games.json``) as the evaluation's records."""
     summary = json.loads((folder / "summary.json").read_text())
-    with open(folder / "games.csv", newline="") as f:
-        rows = [{"seed": int(r["seed"]), "lineup": tuple(r["lineup"].split(";")),
-                 "winners": tuple(int(w) for w in r["winners"].split(";") if w != ""),
-                 "truncated": int(r["truncated"])} for r in csv.DictReader(f)]
-    if len(rows) != summary["games"]:
-        raise PoolError(f"{folder}: games.csv has {len(rows)} games, summary.json says {summary['games']}")
-    return summary, rows
+    games = json.loads((folder / "games.json").read_text())
+    if len(games) != summary["games"]:
+        raise PoolError(f"{folder}: games.json has {len(games)} games, summary.json says {summary['games']}")
+    return summary, [{"seats": g["lineup"], **g} for g in games]
 
 
 def pool(folders: list[Path]) -> dict:
@@ -55,26 +52,15 @@ def pool(folders: list[Path]) -> dict:
     if twice:
         raise PoolError(f"game seed {twice[0]} is played in two chunks ({len(twice)} seeds twice): "
                         "chunks must start at seeds that do not overlap")
-    lone = [spec for spec, c in Counter(games[0]["lineup"]).items() if c == 1]
+    lone = [spec for spec, c in Counter(games[0]["seats"]).items() if c == 1]
     for spec in lone:  # each chunk rotates the lone seat round the table: off by at most one a chunk
-        where = Counter(r["lineup"].index(spec) for r in games)
+        where = Counter(r["seats"].index(spec) for r in games)
         counts = [where[i] for i in range(first[1])]
         if max(counts) - min(counts) > len(folders):
             raise PoolError(f"{spec} sat {counts} times at seats 0..{first[1] - 1}: not a seat-rotated cell")
-    wins: Counter[str] = Counter()
-    seats: Counter[str] = Counter()
-    truncated: Counter[str] = Counter()
-    for r in games:
-        for i, spec in enumerate(r["lineup"]):
-            seats[spec] += 1
-            truncated[spec] += r["truncated"]
-            if i in r["winners"]:
-                wins[spec] += 1.0 / len(r["winners"])
-    policies = []
-    for spec in sorted(seats, key=lambda s: seats[s]):  # the lone seat first
-        low, high = wilson_interval(wins[spec], seats[spec])
-        policies.append({"spec": spec, "games": seats[spec], "wins": wins[spec], "win_rate": wins[spec] / seats[spec],
-                         "ci_low": low, "ci_high": high, "truncated": truncated[spec]})
+    rows = summarize(games, games[0]["seats"])  # every chunk seats the same specs (checked above)
+    keep = ("spec", "games", "wins", "win_rate", "ci_low", "ci_high", "truncated")
+    policies = [{k: row[k] for k in keep} for row in sorted(rows, key=lambda row: row["games"])]  # the lone seat first
     game, players, lineup = first
     return {"game": game, "players": players, "lineup": lineup, "games": len(games),
             "seeds": [min(seeds), max(seeds)], "policies": policies}
@@ -82,7 +68,7 @@ def pool(folders: list[Path]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.pool_cells", description=__doc__.split("\n\n")[0])
-    parser.add_argument("folders", type=Path, nargs="+", help="evaluation folders (games.csv, summary.json)")
+    parser.add_argument("folders", type=Path, nargs="+", help="evaluation folders (games.json, summary.json)")
     parser.add_argument("--json", action="store_true", help="print the pooled cell as JSON")
     args = parser.parse_args(argv)
     try:
