@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 pytest.importorskip("openskill")
 pytest.importorskip("matplotlib")
 pytest.importorskip("tqdm")
 
 from dragonstones_env.evaluation import EvaluationError, evaluate, format_table, lineups, main, summarize
+from dragonstones_env.evaluation.tournament import _context, _worker_init, play_tasks
 from dragonstones_env.policies import PolicyError
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -138,3 +141,39 @@ def test_wilson_interval_holds_the_rate_at_the_extremes():
         for wins in (0, games):
             low, high = wilson_interval(wins, games)
             assert 0.0 <= low <= wins / games <= high <= 1.0
+
+
+# ---------------------------------------------------------------------------- one BLAS thread
+class _BlasProbe:
+    """A random mover that notes how many threads numpy's BLAS has while it plays."""
+
+    def __init__(self) -> None:
+        self.threads: set[int] = set()
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict) -> int:
+        self.threads.update(_blas_threads())
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+def _blas_threads(info: list[dict] | None = None) -> set[int]:
+    return {d["num_threads"] for d in (threadpool_info() if info is None else info) if d["user_api"] == "blas"}
+
+
+def test_games_play_with_one_blas_thread_and_the_callers_limit_comes_back():
+    """A policy's forward pass is one observation: OpenBLAS's threads only spin on cores other
+    processes need (play_tasks' docstring), so every process that plays uses one."""
+    before = _blas_threads()
+    probe = _BlasProbe()
+    with threadpool_limits(2, user_api="blas"):  # a caller with more than one (if the library allows)
+        caller = _blas_threads()
+        out = play_tasks([(0, [(0, ["probe", "random", "random"]), (1, ["random", "probe", "random"])])],
+                         "dragonstones", 3, 0, False, {"probe": probe}, workers=1, progress=False, desc="")
+        assert _blas_threads() == caller
+    assert len(out[0]) == 2 and probe.threads == {1}
+    assert _blas_threads() == before
+    with _context().Pool(1, _worker_init, ("dragonstones", 3, 0, False)) as pool:
+        assert _blas_threads(pool.apply(threadpool_info)) == {1}

@@ -17,6 +17,7 @@ import statistics
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from dragonstones_env import games
 from dragonstones_env.policies import decide, load_policy
@@ -60,6 +61,7 @@ def main() -> None:
     p.add_argument("--decisions", type=int, default=30, help="timed decisions per spec")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
+    threadpool_limits(1, user_api="blas")  # one core, as the evaluation's processes play
     print(f"{args.game}, {args.players} players: CPU seconds per decision (decisions with more than one legal action)")
     print("| spec | decisions | median s | mean s | p90 s | simulated decisions/s |")
     print("|---|---|---|---|---|---|")

@@ -46,6 +46,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import FILE_BYTES
 
@@ -391,6 +392,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
 
     if host not in ("0.0.0.0", "::", "") and not _is_ip(host):
         options["hosts"] = (*options.get("hosts", ()), host)
+    # The bots decide one observation at a time in two threads: numpy's OpenBLAS threads would only
+    # spin on the cores those need (dragonstones_env.evaluation.tournament.play_tasks' docstring).
+    threadpool_limits(1, user_api="blas")
     app = create_app(Settings(**options))
     tables = app.state.tables
     print(f"Dragonstones table: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ "
