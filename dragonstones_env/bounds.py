@@ -147,6 +147,7 @@ FILE_BYTES: Mapping[str, int] = {
     "config": 1 * MB,  # a training config (configs/champion.yaml: 3 kB)
     "card": 1 * MB,  # a checkpoint's card.json (the champion's: 9 kB)
     "run_state": 16 * MB,  # a training run's state.json, eval.csv and model.zip mark
+    "journal": 64 * MB,  # an unfinished evaluation's journal.jsonl (a 23,000-game panel: ~6 MB)
 }
 
 

@@ -13,7 +13,18 @@ pytest.importorskip("openskill")
 pytest.importorskip("matplotlib")
 pytest.importorskip("tqdm")
 
-from dragonstones_env.evaluation import EvaluationError, evaluate, format_table, lineups, main, summarize
+from dragonstones_env.evaluation import (
+    EvaluationError,
+    evaluate,
+    format_table,
+    lineups,
+    main,
+    panel,
+    summarize,
+    tournament,
+)
+from dragonstones_env.evaluation.facts import CHUNK
+from dragonstones_env.evaluation.journal import JOURNAL
 from dragonstones_env.evaluation.tournament import _context, _worker_init, play_tasks
 from dragonstones_env.policies import PolicyError
 
@@ -177,3 +188,115 @@ def test_games_play_with_one_blas_thread_and_the_callers_limit_comes_back():
     assert _blas_threads() == before
     with _context().Pool(1, _worker_init, ("dragonstones", 3, 0, False)) as pool:
         assert _blas_threads(pool.apply(threadpool_info)) == {1}
+
+
+# ---------------------------------------------------------------------------- the journal (--resume)
+def _stop_after(monkeypatch, chunks: int) -> None:
+    """Make the in-process player stop (as Ctrl-C would) when it starts chunk number ``chunks + 1``."""
+    real = tournament._Player.play_chunk
+    played = []
+
+    def play_chunk(self, chunk):
+        if len(played) == chunks:
+            raise KeyboardInterrupt
+        played.append(chunk)
+        return real(self, chunk)
+
+    monkeypatch.setattr(tournament._Player, "play_chunk", play_chunk)
+
+
+def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):
+    kwargs = dict(players=3, games=30, seed=3, lineup=["heuristic", "random", "random"])
+    whole = evaluate(["heuristic", "random"], workers=1, out=tmp_path / "whole", progress=False, **kwargs)
+    assert not (tmp_path / "whole" / JOURNAL).exists() and whole["resumed"] == 0
+    cut = tmp_path / "cut"
+    with monkeypatch.context() as m:
+        _stop_after(m, 2)
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(["heuristic", "random"], workers=1, out=cut, progress=False, **kwargs)
+    lines = (cut / JOURNAL).read_text().splitlines()
+    assert len(lines) == 1 + 2 * CHUNK and not (cut / "summary.json").exists()
+    with pytest.raises(EvaluationError, match="unfinished evaluation's journal"):
+        evaluate(["heuristic", "random"], workers=1, out=cut, progress=False, **kwargs)
+    assert (cut / JOURNAL).read_text().splitlines() == lines  # the refusal changed nothing
+    with (cut / JOURNAL).open("a") as f:
+        f.write('{"table": 0, "record": {"game": 16, "se')  # a line cut short by the stop
+    resumed = evaluate(["heuristic", "random"], workers=2, out=cut, progress=False, resume=True, **kwargs)
+    assert resumed["resumed"] == 2 * CHUNK
+    assert resumed["games_played"] == whole["games_played"] and resumed["policies"] == whole["policies"]
+    assert not (cut / JOURNAL).exists()
+    assert json.loads((cut / "games.json").read_text()) == json.loads((tmp_path / "whole" / "games.json").read_text())
+
+
+def _journal_with_games(tmp_path, monkeypatch, **kwargs):
+    out = tmp_path / "cut"
+    with monkeypatch.context() as m:
+        _stop_after(m, 1)
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(["heuristic", "random"], workers=1, out=out, progress=False, **kwargs)
+    return out
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda rec: rec.update(seats=["random", "random", "heuristic"]), "seats"),
+    (lambda rec: rec.update(rewards=[1.0, "x", 0.0]), "rewards"),
+    (lambda rec: rec.update(winners=[0, 0]), "winners"),
+    (lambda rec: rec.update(game=999), "not a game of this evaluation"),
+    (lambda rec: rec.update(turns="many"), "figures"),
+])
+def test_a_journal_is_checked_before_it_is_trusted(tmp_path, monkeypatch, edit, message):
+    kwargs = dict(players=3, games=16, seed=0, lineup=["heuristic", "random", "random"])
+    out = _journal_with_games(tmp_path, monkeypatch, **kwargs)
+    lines = (out / JOURNAL).read_text().splitlines()
+    entry = json.loads(lines[3])
+    edit(entry["record"])
+    lines[3] = json.dumps(entry)
+    (out / JOURNAL).write_text("\n".join(lines) + "\n")
+    with pytest.raises(EvaluationError, match=f"line 4.*{message}"):
+        evaluate(["heuristic", "random"], workers=1, out=out, progress=False, resume=True, **kwargs)
+    assert (out / JOURNAL).read_text() == "\n".join(lines) + "\n"
+
+
+def test_a_journal_of_another_evaluation_is_refused(tmp_path, monkeypatch):
+    kwargs = dict(players=3, games=16, lineup=["heuristic", "random", "random"])
+    out = _journal_with_games(tmp_path, monkeypatch, seed=0, **kwargs)
+    with pytest.raises(EvaluationError, match=r"another evaluation \(it differs in seed\)"):
+        evaluate(["heuristic", "random"], workers=1, out=out, progress=False, resume=True, seed=1, **kwargs)
+    with pytest.raises(EvaluationError, match=r"another evaluation \(it differs in games, plan\)"):
+        evaluate(["heuristic", "random"], workers=1, out=out, progress=False, resume=True, seed=0,
+                 **(kwargs | {"games": 24}))
+    (out / JOURNAL).write_text("not json\n")
+    with pytest.raises(EvaluationError, match="line 1 is not the JSON header"):
+        evaluate(["heuristic", "random"], workers=1, out=out, progress=False, resume=True, seed=0, **kwargs)
+
+
+def test_resume_without_a_journal_plays_every_game(tmp_path):
+    summary = evaluate(["random"], players=3, games=6, seed=0, out=tmp_path / "new", progress=False, resume=True)
+    assert summary["resumed"] == 0 and len(summary["games_played"]) == 6
+
+
+def test_an_interrupted_panel_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):
+    kwargs = dict(games=9, seed=2, copies=["random"])
+    whole = panel("heuristic", ["random"], [3], out=tmp_path / "whole", **kwargs)
+    cut = tmp_path / "cut"
+    with monkeypatch.context() as m:
+        _stop_after(m, 3)
+        with pytest.raises(KeyboardInterrupt):
+            panel("heuristic", ["random"], [3], out=cut, **kwargs)
+    resumed = panel("heuristic", ["random"], [3], out=cut, resume=True, **kwargs)
+    assert resumed["resumed"] == 2 * CHUNK + 1  # three chunks: 8 games of a table, its ninth, 8 of the next
+    assert {k: v for k, v in resumed.items() if k not in ("seconds", "resumed")} == \
+        {k: v for k, v in whole.items() if k not in ("seconds", "resumed")}
+    assert not (cut / JOURNAL).exists()
+
+
+def test_cli_resume(tmp_path, monkeypatch, capsys):
+    out = _journal_with_games(tmp_path, monkeypatch, players=3, games=16, seed=0,
+                              lineup=["heuristic", "random", "random"])
+    argv = ["--policies", "heuristic", "random", "--lineup", "heuristic,random,random", "--players", "3",
+            "--games", "16", "--out", str(out), "--no-progress"]
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert "--resume" in capsys.readouterr().err
+    assert main([*argv, "--resume"]) == 0
+    assert f"16 games ({CHUNK} of them from the journal)" in capsys.readouterr().out

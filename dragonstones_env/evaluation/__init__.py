@@ -14,7 +14,8 @@ players counts ``1/k`` to each; a truncated game is no win), the win rate with i
 interval, the mean final reward, and an OpenSkill Plackett–Luce rating (``mu``, ``sigma`` and
 the conservative ``mu - 3 sigma`` the table is sorted by). In ``--out`` it writes
 ``results.md``, ``games.csv``, ``games.json``, ``summary.json`` and ``ratings.png`` (and
-``training_curve.png`` from ``<run-dir>/eval.csv`` with ``--run-dir``).
+``training_curve.png`` from ``<run-dir>/eval.csv`` with ``--run-dir``), and while it plays a
+journal of the games played, from which ``--resume`` plays on after a stop.
 
 ``--panel CANDIDATE`` plays one candidate against each opponent of the game's panel (its zoo
 bots, its heuristic, ``random``, any ``--baseline``) in every mix of k candidates against n-k
@@ -22,8 +23,9 @@ opponents, and reports the per-seat win rate's ratio to parity per mix, the wors
 robustness figure) and all-copies tables (game length, unwon auctions, truncation); see
 :func:`panel` (``panel.md``, ``panel.csv``, ``panel.json``, ``panel_<n>p.png``).
 
-The package: :mod:`.facts` (a game's spec, line-ups, seeds) < :mod:`.plots` < :mod:`.report`
-(files and tables) < :mod:`.tournament` (:func:`evaluate`) < :mod:`.panel` < :mod:`.cli`.
+The package: :mod:`.facts` (a game's spec, line-ups, seeds) < :mod:`.journal` (an unfinished
+evaluation's games, for ``--resume``) < :mod:`.plots` < :mod:`.report` (files and tables) <
+:mod:`.tournament` (:func:`evaluate`) < :mod:`.panel` < :mod:`.cli`.
 
 From Python::
 

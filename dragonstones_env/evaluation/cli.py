@@ -61,6 +61,9 @@ def build_parser(prog: str = "python -m dragonstones_env.evaluation") -> argpars
                    help="Fist: standard specials taken out of the special pile, e.g. Troll")
     p.add_argument("--run-dir", default=None,
                    help="a training run folder: plot its eval.csv into training_curve.png")
+    p.add_argument("--resume", action="store_true",
+                   help="play on from the journal an interrupted run of the same evaluation left in --out "
+                        "(without it, a journal there is an error)")
     p.add_argument("--deterministic", action="store_true",
                    help="checkpoints take their most likely action instead of sampling")
     p.add_argument("--no-progress", "--quiet", action="store_true",
@@ -99,11 +102,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dragonstones_
     try:
         summary = evaluate(args.policies, args.players[0], games, workers=args.workers, seed=args.seed,
                            lineup=lineup, game=args.game, deterministic=args.deterministic, out=out,
-                           run_dir=args.run_dir, progress=progress, env_options=deck_options(args))
+                           run_dir=args.run_dir, progress=progress, env_options=deck_options(args),
+                           resume=args.resume)
     except (EvaluationError, PolicyError, ValueError) as err:
         parser.error(str(err))
     print(format_table(summary))
-    print(f"\n{summary['games']} games in {summary['seconds']:.1f} s with {args.workers} worker(s); "
+    resumed = f" ({summary['resumed']} of them from the journal)" if summary["resumed"] else ""
+    print(f"\n{summary['games']} games{resumed} in {summary['seconds']:.1f} s with {args.workers} worker(s); "
           f"results in {out}/")
     return 0
 
@@ -116,11 +121,13 @@ def panel_main(parser: argparse.ArgumentParser, args: argparse.Namespace, progre
         opponents = panel_opponents(args.game, args.baseline)
         result = panel(args.panel, opponents, args.players, PANEL_GAMES if args.games is None else args.games,
                        args.workers, args.seed, game=args.game, ks=args.k, deterministic=args.deterministic,
-                       progress=progress, out=out, copies=args.copies, env_options=deck_options(args))
+                       progress=progress, out=out, copies=args.copies, env_options=deck_options(args),
+                       resume=args.resume)
     except (EvaluationError, PolicyError, ValueError) as err:
         parser.error(str(err))
     print(format_panel(result))
-    print(f"\n{sum(r['games'] for r in result['mixes'] + result['tables'])} games in {result['seconds']:.1f} s "
-          f"with {args.workers} worker(s); results in {out}/")
+    resumed = f" ({result['resumed']} of them from the journal)" if result["resumed"] else ""
+    print(f"\n{sum(r['games'] for r in result['mixes'] + result['tables'])} games{resumed} in "
+          f"{result['seconds']:.1f} s with {args.workers} worker(s); results in {out}/")
     return 0
 

@@ -14,6 +14,7 @@ from dragonstones_env.play.arena import wilson_interval
 from dragonstones_env.policies import zoo
 
 from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_bounded, custom_deck, game_facts, player_range
+from .journal import open_journal
 from .report import write_panel
 from .tournament import play_tasks, preload
 
@@ -135,7 +136,8 @@ def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int
 def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int], games: int = PANEL_GAMES,
           workers: int = 1, seed: int = 0, *, game: str = "dragonstones", ks: Sequence[int] | None = None,
           deterministic: bool = False, progress: bool = False, out: str | Path | None = None,
-          copies: Sequence[str] | None = None, env_options: dict[str, Any] | None = None) -> dict[str, Any]:
+          copies: Sequence[str] | None = None, env_options: dict[str, Any] | None = None,
+          resume: bool = False) -> dict[str, Any]:
     """Play ``candidate`` against each opponent in every mix, and the all-copies tables; summarize.
 
     For each table size ``n`` in ``players`` and each opponent, a mix seats ``k`` copies of the
@@ -153,7 +155,8 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     worst mix: its ratio, table size, opponent and k). ``copies`` names the opponents whose
     all-copies table is played (default: every one; ``()`` for none: the robustness figure needs
     none of them, and a training callback saves the time). With ``out``, also writes the report
-    files (see :func:`write_panel`). ``env_options``: the game's env options for every game (Fist's
+    files (see :func:`write_panel`), keeping a journal there while it plays: ``resume`` plays on
+    from an interrupted run's, as :func:`evaluate` does. ``env_options``: the game's env options for every game (Fist's
     custom deck, ``{"characters": ..., "exclude": [...]}``), with ``workers=1`` (as :func:`evaluate`).
     Cheap enough to call from a training callback with a few dozen games; raises
     :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
@@ -176,10 +179,20 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     seatings = [mix_seats(candidate, opp or candidate, n, k, panel_games(games, n)) for n, opp, k in tables]
     tasks = [(t, [(g, s[0]) for g, s in enumerate(seating)][i : i + CHUNK])
              for t, seating in enumerate(seatings) for i in range(0, len(seating), CHUNK)]
+    identity = {"evaluation": "panel", "game": game, "candidate": candidate, "opponents": opponents,
+                "players": sizes, "games": games, "ks": None if ks is None else sorted(set(ks)), "seed": seed,
+                "deterministic": deterministic, "copies": None if copies is None else list(copies),
+                "env_options": env_options}
+    journal = None if out is None else open_journal(out, identity, tasks, resume)
+    resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
-    with custom_deck(game, sizes[0], env_options, workers):
-        played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
-                            f"panel {Path(candidate).name}")
+    try:
+        with custom_deck(game, sizes[0], env_options, workers):
+            played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
+                                f"panel {Path(candidate).name}", journal)
+    finally:
+        if journal is not None:
+            journal.close(finished=False)
     seconds = time.perf_counter() - start
 
     mixes, copy_rows = [], []
@@ -207,6 +220,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
         "opponents": opponents,
         "stall_signal": game_facts(game).stall,
         "seconds": seconds,
+        "resumed": resumed,
         "mixes": mixes,
         "tables": copy_rows,
         "copies": None if copies is None else list(copies),
@@ -216,4 +230,5 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     result["robustness"] = {key: worst[key] for key in ("ratio", "ratio_low", "ratio_high", "players", "opponent", "k")}
     if out is not None:
         write_panel(result, out)
+        journal.close(finished=True)
     return result

@@ -28,6 +28,7 @@ from .facts import (
     player_range,
     policy_seed,
 )
+from .journal import Journal, open_journal
 from .report import write_outputs
 
 
@@ -138,10 +139,12 @@ def progress_bar(total: int, desc: str, shown: bool) -> Any:
 
 def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]], game: str, players: int, seed: int,
                deterministic: bool, preloaded: dict[str, Any], workers: int, progress: bool,
-               desc: str) -> dict[int, list[dict[str, Any]]]:
+               desc: str, journal: Journal | None = None) -> dict[int, list[dict[str, Any]]]:
     """Play ``(table, [(game_index, seats), ...])`` tasks in this process or in ``workers`` processes.
 
-    Returns each table's game records in game order: the order tasks finish in never shows.
+    Returns each table's game records in game order: the order tasks finish in never shows. With
+    a ``journal`` (:mod:`.journal`), the games it holds are not played again, and every chunk played
+    is written to it as it finishes.
 
     Every process that plays uses one BLAS thread, as the training collector's workers do: a
     policy's forward pass is one observation, and numpy's OpenBLAS would otherwise start a thread
@@ -150,18 +153,26 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
     threads, 0.15 ms with one; a search rolling out with it, 0.46 s a decision against 0.06).
     """
     out: dict[int, list[dict[str, Any]]] = {table: [] for table, _ in tasks}
+    if journal is not None:
+        for (table, _), record in journal.done.items():
+            out[table].append(record)
+        tasks = journal.remaining(tasks)
+    note = journal.write if journal is not None else lambda table, records: None
     total = sum(len(chunk) for _, chunk in tasks)
     with progress_bar(total, desc, progress) as bar:
         if workers == 1:
             player = _Player(game, players, seed, deterministic, preloaded)
             with threadpool_limits(1, user_api="blas"):  # this process's own limit comes back after
                 for table, chunk in tasks:
-                    out[table].extend(player.play_chunk(chunk))
+                    done = player.play_chunk(chunk)
+                    note(table, done)
+                    out[table].extend(done)
                     bar.update(len(chunk))
         else:
             with _context().Pool(min(workers, len(tasks)), _worker_init,
                                  (game, players, seed, deterministic)) as pool:
                 for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
+                    note(table, done)
                     out[table].extend(done)
                     bar.update(len(done))
     for records in out.values():
@@ -220,7 +231,7 @@ def summarize(records: Sequence[dict[str, Any]], specs: Sequence[str]) -> list[d
 def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, seed: int = 0,
              lineup: Sequence[str] | None = None, game: str = "dragonstones", deterministic: bool = False,
              out: str | Path | None = None, run_dir: str | Path | None = None, progress: bool = True,
-             env_options: dict[str, Any] | None = None) -> dict[str, Any]:
+             env_options: dict[str, Any] | None = None, resume: bool = False) -> dict[str, Any]:
     """Play ``games`` games between ``specs`` at a table of ``players`` and summarize them.
 
     ``env_options``: options of the game's env for every game, such as Fist's custom deck
@@ -232,7 +243,10 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     spec, best rating first: ``spec, games, wins, win_rate, ci_low, ci_high, truncated,
     mean_reward, mu, sigma, rating``), ``"truncated"`` (games without a winner) and
     ``"games"`` (one record per game). With ``out``, also writes the report files there (see
-    :func:`write_outputs`). Raises :class:`EvaluationError` (or :class:`policies.PolicyError`
+    :func:`write_outputs`), keeping a journal there while it plays (:mod:`.journal`): ``resume``
+    plays on from the journal an interrupted run of the same evaluation left, and without it a
+    journal there is an error (``"resumed"``: the games read from it; ``"seconds"`` counts this
+    run's). Raises :class:`EvaluationError` (or :class:`policies.PolicyError`
     for a spec that cannot be loaded) before any game is played.
     """
     specs = [str(s) for s in specs]
@@ -265,10 +279,18 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     preloaded = preload(specs, game, deterministic)
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
+    identity = {"evaluation": "tournament", "game": game, "players": players, "games": games, "seed": seed,
+                "deterministic": deterministic, "specs": specs, "lineup": lineup, "env_options": env_options}
+    journal = None if out is None else open_journal(out, identity, tasks, resume)
+    resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
-    with custom_deck(game, players, env_options, workers):
-        records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
-                             f"{game} x{players}")[0]
+    try:
+        with custom_deck(game, players, env_options, workers):
+            records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
+                                 f"{game} x{players}", journal)[0]
+    finally:
+        if journal is not None:
+            journal.close(finished=False)
     seconds = time.perf_counter() - start
 
     summary = {
@@ -283,10 +305,12 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
         "truncated": sum(bool(rec["truncated"]) for rec in records),
         "mean_steps": sum(rec["steps"] for rec in records) / games,
         "seconds": seconds,
+        "resumed": resumed,
         "env_options": dict(env_options) if env_options else None,
         "policies": summarize(records, specs),
         "games_played": records,
     }
     if out is not None:
         write_outputs(summary, out, run_dir)
+        journal.close(finished=True)
     return summary
