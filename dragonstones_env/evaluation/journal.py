@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from dragonstones_env.bounds import InputError, read_text_limited
 
@@ -48,7 +48,6 @@ class Journal:
 
     path: Path
     done: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)  # (table, game) -> record
-    _file: TextIO | None = None
 
     def remaining(self, tasks: Tasks) -> list[tuple[int, list[tuple[int, Sequence[str]]]]]:
         """``tasks`` without the games already played; chunks left empty are dropped."""
@@ -56,19 +55,14 @@ class Journal:
         return [(table, chunk) for table, chunk in left if chunk]
 
     def write(self, table: int, records: Sequence[dict[str, Any]]) -> None:
-        """Append the records of a finished chunk; flushed, so that a stop loses no finished chunk."""
-        assert self._file is not None, "the journal is closed"
-        for record in records:
-            self._file.write(json.dumps({"table": table, "record": record}) + "\n")
-        self._file.flush()
+        """Append the records of a finished chunk, the file opened and closed for each (a chunk
+        takes seconds to play), so that a stop loses no finished chunk and nothing is left open."""
+        with self.path.open("a") as f:
+            f.writelines(json.dumps({"table": table, "record": record}) + "\n" for record in records)
 
-    def close(self, finished: bool) -> None:
-        """Close the file; a finished evaluation (its report written) removes it."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        if finished:
-            self.path.unlink(missing_ok=True)
+    def remove(self) -> None:
+        """The evaluation is finished and its report written: the journal has served."""
+        self.path.unlink(missing_ok=True)
 
 
 def open_journal(out: str | Path, identity: dict[str, Any], tasks: Tasks, resume: bool) -> Journal:
@@ -93,7 +87,6 @@ def open_journal(out: str | Path, identity: dict[str, Any], tasks: Tasks, resume
         f.write(json.dumps(header) + "\n")
         for (table, _), record in sorted(journal.done.items()):
             f.write(json.dumps({"table": table, "record": record}) + "\n")
-    journal._file = path.open("a")
     return journal
 
 
@@ -105,10 +98,11 @@ def _read(path: Path, header: dict[str, Any], tasks: Tasks) -> dict[tuple[int, i
     try:
         first = json.loads(lines[0])
     except json.JSONDecodeError:
-        raise EvaluationError(f"{path}: line 1 is not the JSON header of an evaluation journal") from None
+        first = None
+    if not isinstance(first, dict):
+        raise EvaluationError(f"{path}: line 1 is not the JSON header of an evaluation journal")
     if first != header:
-        differ = sorted(k for k in header.keys() | (first.keys() if isinstance(first, dict) else set())
-                        if not isinstance(first, dict) or first.get(k) != header.get(k))
+        differ = sorted(k for k in header.keys() | first.keys() if first.get(k) != header.get(k))
         raise EvaluationError(f"{path}: the journal of another evaluation (it differs in {', '.join(differ)}); "
                               "remove it, or choose another --out")
     planned = {(table, g): list(seats) for table, chunk in tasks for g, seats in chunk}

@@ -186,13 +186,9 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     journal = None if out is None else open_journal(out, identity, tasks, resume)
     resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
-    try:
-        with custom_deck(game, sizes[0], env_options, workers):
-            played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
-                                f"panel {Path(candidate).name}", journal)
-    finally:
-        if journal is not None:
-            journal.close(finished=False)
+    with custom_deck(game, sizes[0], env_options, workers):
+        played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
+                            f"panel {Path(candidate).name}", journal)
     seconds = time.perf_counter() - start
 
     mixes, copy_rows = [], []
@@ -230,5 +226,5 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     result["robustness"] = {key: worst[key] for key in ("ratio", "ratio_low", "ratio_high", "players", "opponent", "k")}
     if out is not None:
         write_panel(result, out)
-        journal.close(finished=True)
+        journal.remove()
     return result

@@ -284,13 +284,9 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     journal = None if out is None else open_journal(out, identity, tasks, resume)
     resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
-    try:
-        with custom_deck(game, players, env_options, workers):
-            records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
-                                 f"{game} x{players}", journal)[0]
-    finally:
-        if journal is not None:
-            journal.close(finished=False)
+    with custom_deck(game, players, env_options, workers):
+        records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
+                             f"{game} x{players}", journal)[0]
     seconds = time.perf_counter() - start
 
     summary = {
@@ -312,5 +308,5 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     }
     if out is not None:
         write_outputs(summary, out, run_dir)
-        journal.close(finished=True)
+        journal.remove()
     return summary
