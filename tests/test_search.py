@@ -346,6 +346,8 @@ def test_the_search_needs_the_game_and_a_game_with_a_sampler():
     ("ismcts:rollout=nonesuch", "unknown policy spec 'nonesuch'"),
     ("ismcts:rollout=random:horizon=10", "has no win_chance nor critic"),
     ("ismcts:seed=-1", "seed is the search's seed"),
+    ("ismcts:order=best", "order is the order a node widens in"),
+    ("ismcts:order=probability:rollout=heuristic", "'heuristic' has none: use order=sample"),
     ("ismcts:", "'' is not key=value"),
 ])
 def test_bad_search_options_are_refused(spec, words):
@@ -358,7 +360,9 @@ def test_search_options_are_read_and_named():
     s = load_policy("ismcts:simulations=40:rollout=random:horizon=0:c=1.5:widen=2:hidden=uniform:seed=9")
     assert isinstance(s, SearchPolicy) and s.seed == 9
     o = s.options
-    assert (o.simulations, o.rollout, o.horizon, o.c, o.widen, o.hidden) == (40, "random", 0, 1.5, 2.0, "uniform")
+    assert (o.simulations, o.rollout, o.horizon, o.c, o.widen, o.hidden, o.order) == \
+        (40, "random", 0, 1.5, 2.0, "uniform", "sample")
+    assert load_policy("ismcts:rollout=champion:order=probability").options.order == "probability"
     assert load_policy("ismcts:seed=9", seed=3).seed == 3  # load_policy's seed comes first
     assert load_policy("ismcts:rollout=heuristic").game == "dragonstones"  # its rollout policy's game
     assert load_policy("ismcts").game is None  # the default rollout is each game's own bot
@@ -404,6 +408,31 @@ def test_a_checkpoint_rollout_judges_the_horizon_with_its_critic():
                   on_action=lambda agent, action, stream=stream: stream.append((agent, action)))
         streams.append(stream)
     assert streams[0] == streams[1] and policies[0].simulated > 0
+
+
+def test_order_probability_widens_in_the_rollout_policys_order():
+    """order=probability: a node's candidates are the legal actions by the rollout policy's probabilities,
+    likeliest first, so the root's candidates after n simulations are its 1 + widen*sqrt(n) likeliest;
+    order=sample starts from one move the policy samples."""
+    e = FIST.env(num_players=4)
+    e.reset(seed=3)
+    while e.unwrapped.game.decision.kind != "bid" or e.observe(e.agent_selection)["action_mask"].sum() < 6:
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
+    agent = e.agent_selection
+    obs = e.observe(agent)
+    s = load_policy("ismcts:simulations=9:horizon=2:rollout=champion:order=probability", seed=0)
+    s._prepare(information_state(e, agent))
+    probs = s._bots[0].probabilities(obs["observation"][None], obs["action_mask"][None])[0]
+    legal = np.flatnonzero(obs["action_mask"]).tolist()
+    ranked = sorted(legal, key=lambda a: -probs[a])
+    assert s._first(s._bots[0], obs, legal) == ranked
+    action = decide(s, e, agent)
+    assert action in ranked[:2]  # 9 simulations at widen=0.5: the root weighs its two likeliest moves
+    sample = load_policy("ismcts:simulations=9:horizon=2:rollout=champion", seed=0)
+    sample._prepare(information_state(e, agent))
+    assert len(sample._first(sample._bots[0], obs, legal)) == 1
+    with pytest.raises(PolicyError, match="order=probability needs a rollout policy with action probabilities"):
+        decide(load_policy("ismcts:order=probability"), e, agent)  # the game's own bot is a rule bot
 
 
 def test_the_heuristics_win_chances_are_a_distribution_over_the_seats():

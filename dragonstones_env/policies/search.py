@@ -26,7 +26,10 @@ This is the multiple-observer form of ISMCTS, with the observation as each playe
 progressive widening: first the rollout policy's choice there, then one more legal action drawn at
 random each time ``1 + widen * sqrt(visits)`` passes a whole number (at ``widen=0.5``: a second after
 4 visits, a third after 16, ...). So few simulations keep to the rollout policy's choice, and more
-simulations test more alternatives to it (a policy improvement of the rollout policy).
+simulations test more alternatives to it (a policy improvement of the rollout policy). With
+``order=probability`` and a checkpoint as the rollout policy, the candidates come in the order of its
+probabilities instead (its likeliest move first, then the next likeliest): few simulations with
+noisy returns then weigh the moves the policy itself rates, not random ones.
 
 The policy needs the game: whatever seats it calls ``observe_game(info)`` before ``act``
 (:func:`~.information.decide`; the arena, the Gymnasium env, the app and the trainers do). It uses
@@ -62,6 +65,7 @@ class SearchOptions:
     c: float = 0.7  # UCB1's exploration constant, on mean rewards scaled to 0..1 at each node
     widen: float = 0.5  # progressive widening: a node considers 1 + widen * sqrt(visits) actions
     hidden: str = "model"  # the others' sealed bids: "model" (the rollout policy) or "uniform"
+    order: str = "sample"  # widening: "sample" (the rollout policy's move, then random) or "probability"
     seed: int | None = None  # the search's seed when load_policy is given none
 
     def spec(self) -> str:
@@ -80,6 +84,8 @@ OPTION_HELP = {
     "c": "UCB1's exploration constant (on each node's mean rewards scaled to 0..1), a number >= 0",
     "widen": "progressive widening, a number >= 0 (0: only the rollout policy's choice and the root's)",
     "hidden": "how the others' sealed bids are drawn: model (as the rollout policy would bid) or uniform",
+    "order": "the order a node widens in: sample (the rollout policy's move, then random legal actions) or "
+             "probability (by the rollout policy's probabilities, likeliest first: a checkpoint)",
     "seed": "the search's seed when none is given to load_policy, an int >= 0",
 }
 assert set(OPTION_HELP) == {f.name for f in fields(SearchOptions)}
@@ -109,15 +115,18 @@ def _horizon(text: str) -> int | None:
     return None if text == "auto" else _int(text, 0)
 
 
-def _hidden(text: str) -> str:
-    if text not in ("model", "uniform"):
-        raise ValueError
-    return text
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise ValueError
+        return text
+    return parse
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "simulations": lambda t: _int(t, 1), "rollout": _rollout, "horizon": _horizon, "c": _number,
-    "widen": _number, "hidden": _hidden, "seed": lambda t: _int(t, 0),
+    "widen": _number, "hidden": _choice("model", "uniform"),
+    "order": _choice("sample", "probability"), "seed": lambda t: _int(t, 0),
 }
 
 
@@ -150,9 +159,9 @@ class _Node:
 
     __slots__ = ("avail", "n", "order", "seen", "total", "visits")
 
-    def __init__(self, first: int):
-        self.order = [first]  # the actions in the order they become candidates (progressive widening)
-        self.seen = {first}
+    def __init__(self, order: list[int]):
+        self.order = order  # the actions in the order they become candidates (progressive widening)
+        self.seen = set(order)
         self.visits: dict[int, int] = {}
         self.total: dict[int, float] = {}
         self.avail: dict[int, int] = {}  # visits in which the action was a candidate (legal)
@@ -227,6 +236,7 @@ class SearchPolicy:
             self.game = getattr(probe, "game", None)
             self._check_rollout(probe, options.rollout)
             self._check_horizon(probe, options.rollout)
+            self._check_order(probe, options.rollout)
 
     def __repr__(self) -> str:
         return f"SearchPolicy({self.spec!r}, seed={self.seed})"
@@ -293,7 +303,7 @@ class SearchPolicy:
                 if node is None:
                     if expanded:
                         break  # one new node per simulation; the rollout goes on from here
-                    node = nodes[key] = _Node(int(bots[p].act(obs)))
+                    node = nodes[key] = _Node(self._first(bots[p], obs, legal))
                     expanded = True
                 action, cands = node.select(legal, o.c, o.widen, self.rng)
                 path.append((p, node, action, cands))
@@ -304,6 +314,14 @@ class SearchPolicy:
             for p, node, action, cands in path:
                 node.update(action, cands, rewards[p])
         return nodes[root_key].best()
+
+    def _first(self, bot: Any, obs: dict[str, np.ndarray], legal: list[int]) -> list[int]:
+        """A new node's first candidates: the rollout policy's move (``order=sample``; the others come at
+        random as it widens), or every legal action by its probability (``order=probability``)."""
+        if self.options.order == "sample":
+            return [int(bot.act(obs))]
+        probs = bot.probabilities(obs["observation"][None], obs["action_mask"][None])[0]
+        return sorted(legal, key=lambda a: -probs[a])  # a stable sort: ties keep the actions' order
 
     def _rollout(self, steps: int, obs: dict[str, np.ndarray] | None) -> list[float]:
         """Play on with the rollout copies; each seat's reward at the end, or estimated at the horizon."""
@@ -356,6 +374,7 @@ class SearchPolicy:
             if self._deck is not None and callable(getattr(bot, "use_deck", None)):
                 bot.use_deck(self._deck)
         self._check_horizon(self._bots[0], spec)
+        self._check_order(self._bots[0], spec)
         horizon = self.options.horizon
         if horizon is None:
             horizon = AUTO_HORIZON if _judges(self._bots[0]) else 0
@@ -368,6 +387,11 @@ class SearchPolicy:
             raise PolicyError(f"policy spec {self.spec!r}: the rollout policy {spec!r} has no win_chance nor critic "
                               f"(a checkpoint's {VALUE_FILE}) to judge a position at the horizon: use horizon=0 "
                               "(to the end of the game) or auto")
+
+    def _check_order(self, policy: Any, spec: str) -> None:
+        if self.options.order == "probability" and not callable(getattr(policy, "probabilities", None)):
+            raise PolicyError(f"policy spec {self.spec!r}: order=probability needs a rollout policy with action "
+                              f"probabilities (a checkpoint); {spec!r} has none: use order=sample")
 
     def _check_rollout(self, policy: Any, spec: str) -> None:
         if isinstance(policy, SearchPolicy):
