@@ -104,8 +104,11 @@ class LRU:
 _POLICY_CACHE: dict[tuple[str, str], bool] = {}
 # Built-ins with options a server's seat menu offers besides the plain names (a request names no other
 # options: one could name a file, or ask a search for hours): a quicker, weaker search and a slower,
-# stronger one than ``ismcts`` (30 simulations), about 0.1 s and 1 s a decision (docs/results.md).
-MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100")
+# stronger one than ``ismcts`` (30 simulations), about 0.1 s and 1 s a decision; and each game's
+# strongest measured search, on its trained champion's rollouts (one game each: the menu shows it
+# at its own game's tables only; docs/results.md#search-ismcts).
+MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100", "ismcts:simulations=10:rollout=champion",
+              "ismcts:simulations=50:rollout=ds-champion:horizon=8:order=probability")
 
 
 def load_seat_policy(mod: ModuleType, spec: Any, seed: int, deterministic: bool = False) -> Any:
