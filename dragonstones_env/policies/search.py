@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -171,7 +172,8 @@ class _Node:
         """The action to play and the candidates it was chosen among (legal in this determinization)."""
         width = 1 + int(widen * math.sqrt(self.n))
         legal_set = set(legal)
-        cands = [a for a in self.order if a in legal_set][:width]
+        # the first ``width`` legal ones: order=probability lists every legal action, so stop there
+        cands = list(islice((a for a in self.order if a in legal_set), width))
         if len(cands) < width:  # widen: legal actions not yet considered, in a random order
             fresh = [a for a in legal if a not in self.seen]
             while len(cands) < width and fresh:
