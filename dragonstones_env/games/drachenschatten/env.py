@@ -36,6 +36,8 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
 * ``max_steps`` (1000, ``rules.DEFAULT_MAX_STEPS``, at most 100,000): actions applied
   (auto-applied forced choices not counted) before the game is truncated; nobody wins, every
   reward is 0. Uniformly random play takes about 55 (2 players) to 90 (4 players) actions per game.
+  The rules allow a turn without end: a key may restore any used object but itself (D4), so a
+  player with two keys can have them restore each other for ever; this limit ends such a game.
 * ``illegal_action`` (``"raise"``): ``"raise"`` raises ``ValueError`` naming the agent, the
   decision and the action, and changes nothing; ``"penalize"`` ends the game with -1 for the
   offender and 0 for the others.
