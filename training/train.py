@@ -314,16 +314,19 @@ class LeagueCallback(BaseCallback):
         (self.run.checkpoint / "state.json").write_text(json.dumps(self.state, default=list) + "\n")
 
 
-def read_state(run: RunFolders) -> dict[str, Any]:
-    """The run state saved with the checkpoint (JSON, at most ``FILE_BYTES["run_state"]`` bytes)."""
-    path = run.checkpoint / "state.json"
+# What a training run's state.json holds (read_state checks each key's type before --resume trusts it)
+RUN_STATE = {"wall_time": (int, float), "evaluations": list}
+
+
+def read_state(path: Path, shape: dict[str, Any] = RUN_STATE, what: str = "a run state") -> dict[str, Any]:
+    """A run state saved with a checkpoint (JSON, at most ``FILE_BYTES["run_state"]`` bytes) whose keys
+    have the types ``shape`` gives (training.exploit reads its own with another shape)."""
     try:
         state = json.loads(read_text_limited(path, "run_state", "run state"))
     except (OSError, ValueError) as err:  # InputError and JSON's errors are ValueErrors
         raise ConfigError(f"--resume: cannot read {path} ({err})") from None
-    if not isinstance(state, dict) or not isinstance(state.get("evaluations"), list) \
-            or not isinstance(state.get("wall_time"), (int, float)):
-        raise ConfigError(f"--resume: {path} is not a run state (wall_time, evaluations)")
+    if not isinstance(state, dict) or not all(isinstance(state.get(k), t) for k, t in shape.items()):
+        raise ConfigError(f"--resume: {path} is not {what} ({', '.join(shape)})")
     return state
 
 
@@ -334,7 +337,7 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
     if args.resume:  # this run's checkpoint, under the config's runs_dir: marked here, or trusted
         data = model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
         model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.device)
-        state = read_state(run)
+        state = read_state(run.checkpoint / "state.json")
         print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
         return model, state
     if args.finetune:  # a marked model.zip, or --trust-model-zip
@@ -415,7 +418,7 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
         raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
     if args.resume:
         model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
-        read_state(run)
+        read_state(run.checkpoint / "state.json")
     if args.resume and cfg.imitate.anchor_kl and not run.anchor.is_dir():
         raise ConfigError(f"--resume: imitate.anchor_kl is {cfg.imitate.anchor_kl}, but {run.root} has no anchor "
                           "to leash to (it was started without one): resume it with imitate.anchor_kl=0")
