@@ -79,6 +79,18 @@ def test_same_seed_same_episode():
     assert episode() == episode()
 
 
+@pytest.mark.parametrize("opponents", ["heuristic", "value", "random"])
+def test_an_episode_does_not_depend_on_the_episodes_before_it(opponents):
+    # Each reset(seed) reseeds the opponents as new ones: the heuristic once kept its generator
+    # and its Rainbow Dragon memory (F39) from game to game, so a seed's episode depended on
+    # what the env had played before.
+    fresh = make_gym("dragonstones", num_players=4, opponents=opponents)
+    used = make_gym("dragonstones", num_players=4, opponents=opponents)
+    for s in range(3):
+        run_episode(used, np.random.default_rng(s), seed=100 + s)
+    assert run_episode(used, np.random.default_rng(9), seed=7) == run_episode(fresh, np.random.default_rng(9), seed=7)
+
+
 def test_opponent_spec_forms():
     one = make_gym("dragonstones", num_players=4, opponents="random")
     one.reset(seed=0)

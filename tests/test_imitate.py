@@ -54,6 +54,29 @@ def test_collect_stops_at_max_rows():
     assert demos.games == 1 and len(demos) >= 10
 
 
+@pytest.mark.parametrize("max_rows", [10**6, 150])
+def test_collect_in_worker_processes_keeps_the_same_decisions(max_rows):
+    one = collect("Dragonstones-v0", "heuristic", ["random", "heuristic"], games=5, gamma=0.9, seed=3,
+                  max_rows=max_rows, **ENV)
+    two = collect("Dragonstones-v0", "heuristic", ["random", "heuristic"], games=5, gamma=0.9, seed=3,
+                  max_rows=max_rows, workers=2, **ENV)
+    assert (one.games, one.wins) == (two.games, two.wins) and (one.games < 5) == (max_rows == 150)
+    for a, b in [(one.observations, two.observations), (one.actions, two.actions), (one.returns, two.returns),
+                 (one.masks, two.masks)]:
+        assert np.array_equal(a, b)
+
+
+def test_a_search_teacher_is_handed_its_seat_and_plays_legal_moves():
+    # an expert-iteration teacher (configs/ds-champion-v3-search.yaml): the search decides with its
+    # seat's information state, which collect hands it as every table does (policies.decide)
+    demos = collect("DrachenSchatten-v0", "ismcts:simulations=4", ["ds-heuristic"], games=2, gamma=1.0, seed=5,
+                    max_rows=10**6, num_players=3)
+    assert demos.games == 2 and len(demos) > 0 and demos.masks[np.arange(len(demos)), demos.actions].all()
+    again = collect("DrachenSchatten-v0", "ismcts:simulations=4", ["ds-heuristic"], games=2, gamma=1.0, seed=5,
+                    max_rows=10**6, num_players=3)
+    assert np.array_equal(demos.actions, again.actions)
+
+
 def test_clone_learns_to_copy_the_teacher():
     demos = collect("Dragonstones-v0", "heuristic", ["heuristic"], games=12, gamma=0.99, seed=2, max_rows=10**6,
                     **ENV)

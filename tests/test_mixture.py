@@ -234,3 +234,4 @@ def test_the_shipped_mixture_plays_the_members_its_card_measured():
     steps = {name: m.card["steps"] for name, m in members if isinstance(m, CheckpointPolicy)}
     card = json.loads((shipped_dir() / "champion-mixture" / "card.json").read_text())
     assert steps == card["member_steps"]
+    assert policy.card == card  # its card, as a checkpoint's, for its panel and provenance

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 
 import numpy as np
 import pytest
 
-from dragonstones_env import env
+from dragonstones_env import env, games
 from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.play.single_agent import make as make_gym
@@ -216,3 +217,25 @@ def test_the_shipped_champion_loads_by_name_and_plays_legal_actions():
         result = play_game(lambda n=n: env(num_players=n), [champion] + [RandomPolicy(i) for i in range(1, n)],
                            ["champion"] + ["random"] * (n - 1), seed=n)
         assert result.winners or result.truncated
+
+
+@pytest.mark.parametrize("name", registry.shipped())
+def test_a_shipped_policy_finishes_its_games_at_a_table_of_its_own_copies(name):
+    """Four copies of a shipped policy end their games before the turn limit.
+
+    A table of copies can loop where no bot would: in DrachenSchatten two keys can restore each
+    other's cards forever (D4), and an experimental run's copies did so in 1.5% of its games, which
+    the card's panel only shows if someone reads it. Shipping such a policy should fail here: by
+    the card's own all-copies tables (the panel's figures, one of at least 1,000 games among them)
+    and by a few games played here, which check the policy itself and not only its card.
+    """
+    copies = [t for p in load_policy(name).card["evaluation_panel"].values() if isinstance(p, dict)
+              for t in p.get("tables", ()) if t["role"] == "candidate"]
+    assert max((t["games"] for t in copies), default=0) >= 1000, f"{name}: no all-copies table of 1,000 games"
+    assert all(t["truncated"] == 0 for t in copies), f"{name}: its copies stalled in its card's panel: {copies}"
+    spec = games.get(load_policy(name).game)
+    players = min(4, max(spec.players))
+    for seed in range(12):
+        seats = [load_policy(name, seed=100 * seed + i) for i in range(players)]
+        result = play_game(partial(spec.env, num_players=players), seats, [name] * players, seed=seed)
+        assert result.winners and not result.truncated, f"{name}: four copies stalled at seed {seed}"

@@ -82,6 +82,7 @@ BOUNDS: Mapping[str, Bound] = {
     "league.max_snapshots": Bound(int, 1, 1000, "snapshot folders kept (each a few MB)"),
     "imitate.games": Bound(int, 1, 10**6, "the teacher's games"),
     "imitate.max_rows": Bound(int, 1, 2_000_000, "decisions kept, about 6 kB each in memory: 12 GB at most"),
+    "imitate.workers": Bound(int, 1, 32, "processes playing the teacher's games"),
     "imitate.epochs": Bound(int, 1, 1000, "passes over the decisions"),
     "imitate.batch_size": Bound(int, 1, 2_000_000, "decisions per gradient step (at most imitate.max_rows' bound)"),
     "imitate.learning_rate": Bound(float, 0.0, 1.0, "Adam's step size", open_low=True),
@@ -209,13 +210,16 @@ class LeagueConfig:
 @dataclass
 class ImitateConfig:
     """Behaviour cloning before self-play (training/imitate.py says why): the new model first
-    copies ``teacher``'s decisions, then PPO and the league take over. Not used by --resume
-    (the clone is in the checkpoint) nor by --finetune (the start is the given model)."""
+    copies ``teacher``'s decisions, then PPO and the league take over. With a ``start`` the start's
+    weights are fitted to the teacher (an expert-iteration step: a search that rolls out with the
+    start improves on it, and the start learns the search's choices). Not used by --resume (the
+    clone is in the checkpoint) nor by --finetune (the start is the given model)."""
 
     teacher: str = ""  # a policy spec, e.g. "heuristic"; "" starts from random weights
     opponents: list[str] = field(default_factory=list)  # the other seats' pool; [] = the teacher and the zoo
     games: int = 2000  # at most this many games of the teacher...
     max_rows: int = 150_000  # ...or until this many of its decisions are kept (about 1.2 GB)
+    workers: int = 1  # processes playing those games (a search teacher, ismcts:..., is slow); same decisions
     epochs: int = 8  # passes over the decisions
     batch_size: int = 512
     learning_rate: float = 1e-3
@@ -480,9 +484,6 @@ def check_sources(cfg: Config) -> None:
     """The checks that load what the config names, before a run folder exists: the league's fixed
     seats (its pool and zoo) and the imitation teacher and its opponents (a ConfigError naming them).
     The start's weights are read and checked by training/start.py."""
-    if cfg.start and cfg.imitate.teacher:
-        raise ConfigError(f"start ({cfg.start}) is where the run starts, and so is imitate.teacher: give one of "
-                          "them (--set start= clears start)")
     try:
         make_league(cfg, Path(cfg.runs_dir) / cfg.run_name).check()
     except (PolicyError, ValueError) as err:

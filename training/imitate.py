@@ -24,13 +24,15 @@ The teacher and everything else come from the ``imitate`` section of the config
 
 from __future__ import annotations
 
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import decide, load_policy
 
 
 @dataclass
@@ -49,24 +51,51 @@ class Demonstrations:
 
 
 def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: float, seed: int,
-            max_rows: int, **env_kwargs: Any) -> Demonstrations:
+            max_rows: int, workers: int = 1, **env_kwargs: Any) -> Demonstrations:
     """``games`` games of ``teacher`` in the learner's seat of ``env_id``; each other seat draws
-    its policy from ``opponents``. Stops early once ``max_rows`` decisions are kept."""
+    its policy from ``opponents``. Stops after the game in which ``max_rows`` decisions are reached.
+
+    Game ``g`` is dealt from ``seed + g`` and the teacher reseeded with it, so the decisions are the
+    same whatever ``workers`` (processes that share the games out: a search teacher spends a
+    tenth of a second or more on a decision)."""
+    if workers > 1 and games > 1:
+        shares = [s for s in np.array_split(np.arange(games), workers) if len(s)]
+        tasks = [(env_id, teacher, opponents, seed, int(s[0]), len(s), gamma, max_rows, env_kwargs) for s in shares]
+        context = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+        with ProcessPoolExecutor(len(tasks), mp_context=context) as pool:
+            played = [game for part in pool.map(_play_share, tasks) for game in part]
+    else:
+        played = _play_share((env_id, teacher, opponents, seed, 0, games, gamma, max_rows, env_kwargs))
+    kept, rows = [], 0
+    for game in played:  # the sequential rule: every game up to the one that reaches max_rows
+        if rows >= max_rows:
+            break
+        kept.append(game)
+        rows += len(game.actions)
+    return Demonstrations(np.concatenate([g.observations for g in kept]), np.concatenate([g.masks for g in kept]),
+                          np.concatenate([g.actions for g in kept]), np.concatenate([g.returns for g in kept]),
+                          len(kept), float(sum(g.wins for g in kept)))
+
+
+def _play_share(task: tuple) -> list[Demonstrations]:
+    """Games ``first .. first + count - 1`` of :func:`collect`, one :class:`Demonstrations` each;
+    stops once they hold ``max_rows`` decisions (the games after could not be kept)."""
+    env_id, teacher, opponents, seed, first, count, gamma, max_rows, env_kwargs = task
     env = gym.make(env_id, disable_env_checker=True, opponents=[list(opponents)], **env_kwargs)
     bot = load_policy(teacher, seed=seed)
-    obs_rows: list[np.ndarray] = []
-    mask_rows: list[np.ndarray] = []
-    actions: list[int] = []
-    returns: list[float] = []
-    wins = 0.0
-    played = 0
-    for g in range(games):
+    played: list[Demonstrations] = []
+    rows = 0
+    for g in range(first, first + count):
         obs, _ = env.reset(seed=seed + g)
-        rewards: list[float] = []
+        if callable(getattr(bot, "reset", None)):
+            bot.reset(seed=seed + g)
+        aec = env.unwrapped.aec
+        obs_rows, mask_rows, actions, rewards = [], [], [], []
         done = False
         while not done:
             mask = env.unwrapped.action_masks()
-            action = bot.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            # decide(): a search teacher is handed its seat's information state first
+            action = decide(bot, aec, aec.agent_selection)
             obs_rows.append(obs.astype(np.float32, copy=True))
             mask_rows.append(mask.copy())
             actions.append(int(action))
@@ -74,19 +103,17 @@ def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: 
             rewards.append(float(reward))
             done = terminated or truncated
         # the return that followed each decision, as PPO's value head is asked to predict it
-        g_t = 0.0
-        tail = []
+        g_t, tail = 0.0, []
         for r in reversed(rewards):
             g_t = r + gamma * g_t
             tail.append(g_t)
-        returns.extend(reversed(tail))
-        wins += rewards[-1] > 0
-        played += 1
-        if len(actions) >= max_rows:
+        played.append(Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64),
+                                     np.asarray(tail[::-1], np.float32), 1, float(rewards[-1] > 0)))
+        rows += len(actions)
+        if rows >= max_rows:
             break
     env.close()
-    return Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64),
-                          np.asarray(returns, np.float32), played, wins)
+    return played
 
 
 def clone(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,

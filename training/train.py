@@ -138,7 +138,7 @@ def teacher_games(cfg: Config, seed: int, games: int) -> Demonstrations:
     """``games`` games of the teacher from ``seed`` on, in the run's environment (training/imitate.py)."""
     im = cfg.imitate
     return collect(cfg.gym_id, im.teacher, teacher_opponents(cfg), games, cfg.ppo.gamma, seed, im.max_rows,
-                   **env_kwargs(cfg, None, with_opponents=False))
+                   im.workers, **env_kwargs(cfg, None, with_opponents=False))
 
 
 def fit_clone(model: Any, demos: Demonstrations, cfg: Config) -> dict[str, float]:

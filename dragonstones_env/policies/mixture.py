@@ -83,15 +83,20 @@ def member_path(folder: Path, name: str, spec: str) -> Path:
 
 
 class MixturePolicy:
-    """A distribution over member policies; each seat plays one member for a whole game."""
+    """A distribution over member policies; each seat plays one member for a whole game.
+
+    ``card`` is the card it was loaded from (its panel and provenance, as a checkpoint's ``card``);
+    empty for a mixture built in code.
+    """
 
     def __init__(self, members: Sequence[Any], weights: Sequence[float], names: Sequence[str], game: str | None,
-                 spec: str = "mixture", seed: int | None = None):
+                 spec: str = "mixture", seed: int | None = None, card: dict[str, Any] | None = None):
         w = np.asarray(weights, np.float64)
         if len(members) != len(w) or len(names) != len(w) or not len(w) or (w < 0).any() or w.sum() <= 0:
             raise PolicyError(f"policy {spec!r}: members, weights and names must match, weights >= 0 with a "
                               "positive sum")
         self.members, self.names, self.game, self.spec = list(members), list(names), game, spec
+        self.card = dict(card or {})
         self.weights = w / w.sum()
         self.reset(seed)
 
@@ -145,7 +150,7 @@ def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, determ
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} plays {game}, the mixture {card['env']}")
         members.append(policy)
         names.append(m.spec)
-    return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed)
+    return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed, card)
 
 
 def write(folder: str | Path, members: Sequence[tuple[str, float]], env_name: str, layout: str,

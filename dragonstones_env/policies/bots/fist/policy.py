@@ -34,6 +34,13 @@ class HeuristicPolicy:
     def __repr__(self) -> str:
         return f"HeuristicPolicy(seed={self.seed})"
 
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: as a new instance would play it (the valuation's caches and a deck's
+        custom values are kept: they depend on the parameters and the deck, not on the game)."""
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.memory = choices.Memory()  # a Rainbow Dragon's colour is the last game's (F39)
+
     def use_deck(self, deck) -> None:
         """Value the custom characters of ``deck`` (a ``custom.Deck``, issue #16) from their
         effects or value hints; without it a custom card is worth nothing to the bot."""
