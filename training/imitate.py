@@ -31,6 +31,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from dragonstones_env.policies import decide, load_policy
 
@@ -62,7 +63,9 @@ def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: 
         shares = [s for s in np.array_split(np.arange(games), workers) if len(s)]
         tasks = [(env_id, teacher, opponents, seed, int(s[0]), len(s), gamma, max_rows, env_kwargs) for s in shares]
         context = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-        with ProcessPoolExecutor(len(tasks), mp_context=context) as pool:
+        # one BLAS thread a process, as the collector's workers (training/collector.py says why)
+        with ProcessPoolExecutor(len(tasks), mp_context=context, initializer=threadpool_limits,
+                                 initargs=(1,)) as pool:
             played = [game for part in pool.map(_play_share, tasks) for game in part]
     else:
         played = _play_share((env_id, teacher, opponents, seed, 0, games, gamma, max_rows, env_kwargs))
