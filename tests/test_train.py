@@ -168,8 +168,7 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
 
     capsys.readouterr()
     cases = [({"run_name": "wide", "ppo": {**TINY["ppo"], "net_arch": [64]}}, "set ppo.net_arch=[32]"),
-             ({"run_name": "nowhere", "start": str(tmp_path / "nowhere")}, "is not a folder"),
-             ({"run_name": "both", "imitate": {"teacher": "heuristic"}}, "give one of them")]
+             ({"run_name": "nowhere", "start": str(tmp_path / "nowhere")}, "is not a folder")]
     for changes, message in cases:
         assert train(["--config", str(write_config(tmp_path, **{"start": str(base), **changes}))]) == 2
         err = capsys.readouterr().err
@@ -178,6 +177,13 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
     assert train(["--config", str(write_config(tmp_path, run_name="tuned", start=str(base))), "--finetune",
                   str(base), "--trust-model-zip"]) == 2
     assert "--finetune" in capsys.readouterr().err
+
+    # a start and a teacher: the start, then fitted to the teacher's decisions (expert iteration)
+    both = {"run_name": "both", "start": str(base), "imitate": {"teacher": "heuristic", "games": 2, "epochs": 1}}
+    assert train(["--config", str(write_config(tmp_path, **{**short, **both}))]) == 0
+    card = json.loads((tmp_path / "policies" / "both" / "card.json").read_text())
+    assert card["start"]["folder"] == str(base) and card["imitation"]["teacher"] == "heuristic"
+    assert card["imitation"]["games"] == 2 and card["imitation"]["decisions"] > 0
 
 
 def test_drachenschatten_trains_through_the_config(tmp_path):
