@@ -462,7 +462,7 @@ def test_the_search_sits_in_the_gym_envs_opponent_seats():
 def test_the_apps_seat_menus_list_the_search():
     menus = {name: policies_for(app_games.game(name)) for name in ("dragonstones", "drachenschatten")}
     assert all("ismcts" in menu for menu in menus.values())
-    fist, ds = "ismcts:simulations=10:rollout=champion", \
+    fist, ds = "ismcts:simulations=10:rollout=champion:order=probability", \
         "ismcts:simulations=50:rollout=ds-champion:horizon=8:order=probability"
     # each game's strongest search, at its own game's tables only (its rollout policy plays one game)
     assert fist in menus["dragonstones"] and fist not in menus["drachenschatten"]

@@ -107,7 +107,8 @@ _POLICY_CACHE: dict[tuple[str, str], bool] = {}
 # stronger one than ``ismcts`` (30 simulations), about 0.1 s and 1 s a decision; and each game's
 # strongest measured search, on its trained champion's rollouts (one game each: the menu shows it
 # at its own game's tables only; docs/results.md#search-ismcts).
-MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100", "ismcts:simulations=10:rollout=champion",
+MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100",
+              "ismcts:simulations=10:rollout=champion:order=probability",
               "ismcts:simulations=50:rollout=ds-champion:horizon=8:order=probability")
 
 
