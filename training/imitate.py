@@ -50,6 +50,13 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    @classmethod
+    def concatenate(cls, parts: list[Demonstrations]) -> Demonstrations:
+        """The decisions of ``parts``, in their order, as one."""
+        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("observations", "masks", "actions",
+                                                                             "returns")),
+                   games=sum(p.games for p in parts), wins=float(sum(p.wins for p in parts)))
+
 
 def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: float, seed: int,
             max_rows: int, workers: int = 1, **env_kwargs: Any) -> Demonstrations:
@@ -75,9 +82,7 @@ def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: 
             break
         kept.append(game)
         rows += len(game.actions)
-    return Demonstrations(np.concatenate([g.observations for g in kept]), np.concatenate([g.masks for g in kept]),
-                          np.concatenate([g.actions for g in kept]), np.concatenate([g.returns for g in kept]),
-                          len(kept), float(sum(g.wins for g in kept)))
+    return Demonstrations.concatenate(kept)
 
 
 def _play_share(task: tuple) -> list[Demonstrations]:

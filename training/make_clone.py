@@ -12,7 +12,7 @@ v2's 2,000 games (107,539 decisions) took 4-18 minutes, and its clone picks the 
 in 0.68 of held-out decisions where the heuristic itself, with other random draws, agrees with
 itself in 0.85. That clone alone wins 0.055 of games against 3 heuristic bots, and a lone bot
 among 3 of its copies wins 0.75-0.85 (docs/results.md). This plays the teacher's
-games in chunks (``SEED:GAMES``: games SEED, SEED+1, ..., each chunk in a worker process), with the
+games in chunks (``SEED:GAMES``: games SEED, SEED+1, ..., shared out over ``--workers`` processes), with the
 config's environment, teacher and opponents (training/imitate.py's ``collect``), then fits one new
 model (the config's ``ppo.net_arch`` and seed) to all of their decisions with the config's
 ``imitate`` settings (``clone``), and writes ``model.zip``, ``policy.npz``, ``value.npz`` and a card with the
@@ -23,14 +23,13 @@ same decisions.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from dragonstones_env.bounds import check, flag
@@ -54,24 +53,13 @@ def parse_chunk(text: str) -> tuple[int, int]:
     return check("seed", chunk[0], "--chunk SEED"), check("games", chunk[1], "--chunk GAMES")
 
 
-def _collect_chunk(job: tuple[Config, int, int]) -> Demonstrations:
-    cfg, seed, games = job
-    return teacher_games(cfg, seed, games)
-
-
 def make_clone(cfg: Config, chunks: list[tuple[int, int]], out: str | Path, workers: int = 1) -> dict[str, Any]:
     """Collect every chunk, clone the teacher into a new model, write it to ``out``; returns the card's figures."""
     torch.set_num_threads(cfg.torch_threads)
     started = time.time()
-    jobs = [(cfg, seed, games) for seed, games in chunks]
-    if workers > 1:
-        with get_context("spawn").Pool(min(workers, len(jobs))) as pool:
-            parts = pool.map(_collect_chunk, jobs)
-    else:
-        parts = [_collect_chunk(job) for job in jobs]
-    demos = Demonstrations(*(np.concatenate([getattr(p, k) for p in parts])
-                             for k in ("observations", "masks", "actions", "returns")),
-                           games=sum(p.games for p in parts), wins=sum(p.wins for p in parts))
+    # each chunk's games shared out over the workers by collect (imitate.workers), the same decisions as one
+    cfg = dataclasses.replace(cfg, imitate=dataclasses.replace(cfg.imitate, workers=workers))
+    demos = Demonstrations.concatenate([teacher_games(cfg, seed, games) for seed, games in chunks])
     collected = time.time() - started
     print(f"make_clone: {len(demos)} decisions of {cfg.imitate.teacher} over {demos.games} games in {collected:.0f} s")
     venv = envs.make_vec_env(cfg.gym_id, n_envs=1, seed=cfg.seed, subproc=False, **env_kwargs(cfg, "random"))
@@ -93,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one config key")
     parser.add_argument("--chunk", action="append", required=True, metavar="SEED:GAMES",
                         help="GAMES games of the teacher from seed SEED (repeatable)")
-    parser.add_argument("--workers", type=flag("workers"), default=1, help="processes collecting chunks (default: 1)")
+    parser.add_argument("--workers", type=flag("workers"), default=1,
+                        help="processes playing each chunk's games (default: 1)")
     parser.add_argument("--out", required=True,
                         help="the folder to write (model.zip, policy.npz, value.npz, card.json)")
     return parser
