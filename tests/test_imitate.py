@@ -14,10 +14,12 @@ from tests.extras import TRAIN, TRAIN_MODULE
 pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 
 
+import torch
+
 import dragonstones_env  # noqa: F401  (registers the gym ids)
 from training.config import PPO, ConfigError, load_config
 from training.envs import make_vec_env
-from training.imitate import agreement, clone, collect
+from training.imitate import VISIT_WIDTH, Demonstrations, agreement, clone, collect, visit_target
 from training.train import main as train
 from training.train import new_model
 
@@ -77,6 +79,75 @@ def test_a_search_teacher_is_handed_its_seat_and_plays_legal_moves():
     assert np.array_equal(demos.actions, again.actions)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_search_teacher_can_teach_its_root_visits(workers):
+    """imitate.target=visits: each decision's target is the search's visit shares at the root (its
+    VISIT_WIDTH most visited), legal there, summing to 1, led by the move it played."""
+    kwargs = {"gamma": 1.0, "seed": 5, "max_rows": 10**6, "num_players": 3}
+    demos = collect("DrachenSchatten-v0", "ismcts:simulations=12", ["ds-heuristic"], games=2, workers=workers,
+                    target="visits", **kwargs)
+    moves = collect("DrachenSchatten-v0", "ismcts:simulations=12", ["ds-heuristic"], games=2, **kwargs)
+    assert np.array_equal(demos.actions, moves.actions)  # the target does not change the teacher's play
+    assert moves.targets.shape == (len(moves), 1) and np.array_equal(moves.targets[:, 0], moves.actions)
+    rows = np.arange(len(demos))
+    assert 1 < demos.targets.shape[1] <= VISIT_WIDTH and np.allclose(demos.weights.sum(axis=1), 1.0)
+    assert demos.masks[rows[:, None], demos.targets].all()
+    top = demos.weights.max(axis=1)
+    assert (demos.weights[rows, 0] == top).all()
+    # the move played is a most visited one (ties may be broken differently: by mean, then order)
+    played = (demos.targets == demos.actions[:, None]) & (demos.weights == top[:, None])
+    assert played.any(axis=1).all()
+    searched = demos.weights[:, 1] > 0  # decisions with more than one move tried
+    assert searched.sum() > len(demos) / 4
+    assert np.allclose(demos.weights[searched] * 12, np.round(demos.weights[searched] * 12), atol=1e-4)
+
+
+def test_visit_target_keeps_the_most_visited_as_shares():
+    assert visit_target({4: 1, 7: 6, 2: 3}, 8) == ([7, 2, 4], [0.6, 0.3, 0.1])
+    assert visit_target({4: 2, 7: 6, 2: 2}, 2) == ([7, 2], [0.75, 0.25])  # ties: the smaller action
+
+
+def test_collect_refuses_a_visits_target_from_a_teacher_without_a_search():
+    with pytest.raises(ValueError, match="needs a search teacher"):
+        collect("Dragonstones-v0", "heuristic", ["random"], games=1, gamma=1.0, seed=0, max_rows=10, target="visits",
+                **ENV)
+    with pytest.raises(ValueError, match=r"one of \('action', 'visits'\)"):
+        collect("Dragonstones-v0", "heuristic", ["random"], games=1, gamma=1.0, seed=0, max_rows=10, target="moves",
+                **ENV)
+
+
+def test_demonstrations_of_both_targets_join_padded():
+    hard = collect("Dragonstones-v0", "heuristic", ["random"], games=1, gamma=1.0, seed=0, max_rows=10**6, **ENV)
+    soft = Demonstrations(hard.observations, hard.masks, hard.actions, hard.returns, 1, 0.0,
+                          targets=np.stack([hard.actions, hard.actions], axis=1),
+                          weights=np.full((len(hard), 2), 0.5, np.float32))
+    both = Demonstrations.concatenate([hard, soft])
+    assert both.targets.shape == (2 * len(hard), 2) and np.allclose(both.weights.sum(axis=1), 1.0)
+    assert np.array_equal(both.targets[:len(hard), 1], hard.actions) and (both.weights[:len(hard), 1] == 0).all()
+
+
+def test_clone_fits_a_distribution_as_its_target():
+    """Cross-entropy with a soft target: fitted long enough, the clone's probabilities are the target's."""
+    demos = collect("Dragonstones-v0", "heuristic", ["heuristic"], games=1, gamma=0.99, seed=2, max_rows=10**6,
+                    **ENV)
+    rows = [i for i in range(len(demos)) if demos.masks[i].sum() >= 2]
+    demos = Demonstrations(*(getattr(demos, k)[rows] for k in ("observations", "masks", "actions", "returns")), 1, 0.0)
+    second = [int(next(a for a in np.flatnonzero(m) if a != act)) for m, act in zip(demos.masks, demos.actions,
+                                                                                      strict=True)]
+    demos.targets = np.stack([demos.actions, second], axis=1)
+    demos.weights = np.tile(np.array([0.7, 0.3], np.float32), (len(demos), 1))
+    venv = make_vec_env("Dragonstones-v0", n_envs=1, seed=0, subproc=False, opponents="random", **ENV)
+    model = new_model(venv, PPO(net_arch=[64]), seed=0)
+    clone(model, demos, epochs=300, batch_size=256, learning_rate=3e-3, value_coef=0.5, holdout=0.0, seed=0,
+          log=lambda _: None)
+    venv.close()
+    with torch.no_grad():
+        probs = model.policy.get_distribution(torch.as_tensor(demos.observations),
+                                              action_masks=torch.as_tensor(demos.masks)).distribution.probs.numpy()
+    fitted = probs[np.arange(len(demos))[:, None], demos.targets]
+    assert np.allclose(fitted.mean(axis=0), [0.7, 0.3], atol=0.05), fitted.mean(axis=0)
+
+
 def test_clone_learns_to_copy_the_teacher():
     demos = collect("Dragonstones-v0", "heuristic", ["heuristic"], games=12, gamma=0.99, seed=2, max_rows=10**6,
                     **ENV)
@@ -98,17 +169,20 @@ def test_clone_learns_to_copy_the_teacher():
      ("imitate.max_rows=100000000", "imitate.max_rows"), ("imitate.epochs=0", "imitate.epochs"),
      ("imitate.learning_rate=0", "imitate.learning_rate"), ("imitate.holdout=1", "imitate.holdout"),
      ("imitate.value_coef=-1", "imitate.value_coef"), ("imitate.opponents=['']", "imitate.opponents"),
-     ("imitate.teach=heuristic", "imitate.teach")],
+     ("imitate.teach=heuristic", "imitate.teach"), ("imitate.target=moves", "imitate.target")],
 )
 def test_bad_imitate_values_name_their_key(override, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         load_config(None, [override])
 
 
-@pytest.mark.parametrize(("teacher", "message"), [("no-such-bot", "no-such-bot"), ("ds-heuristic", "plays")])
-def test_a_teacher_that_cannot_teach_stops_the_run_before_its_folder(tmp_path, capsys, teacher, message):
+@pytest.mark.parametrize(("teacher", "target", "message"), [("no-such-bot", "action", "no-such-bot"),
+                                                            ("ds-heuristic", "action", "plays"),
+                                                            ("heuristic", "visits", "needs a search teacher")])
+def test_a_teacher_that_cannot_teach_stops_the_run_before_its_folder(tmp_path, capsys, teacher, target, message):
     runs = tmp_path / "runs"
-    assert train(["--set", f"runs_dir={runs}", "--set", f"imitate.teacher={teacher}"]) == 2
+    assert train(["--set", f"runs_dir={runs}", "--set", f"imitate.teacher={teacher}",
+                  "--set", f"imitate.target={target}"]) == 2
     err = capsys.readouterr().err
     assert "imitate" in err and message in err
     assert not runs.exists()

@@ -315,6 +315,28 @@ def test_the_search_is_deterministic_with_a_seed():
         assert streams[0] == streams[1]
 
 
+def test_the_search_reports_its_roots_visits_and_plays_the_most_visited():
+    """root_visits (an expert-iteration teacher's policy target, training/imitate.py): every simulation
+    passes the root once, and the move played is the most visited."""
+    e = FIST.env(num_players=4)
+    e.reset(seed=3)
+    while e.unwrapped.game.decision.kind != "bid" or e.observe(e.agent_selection)["action_mask"].sum() < 6:
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
+    agent = e.agent_selection
+    s = load_policy("ismcts:simulations=20:horizon=2", seed=0)
+    action = decide(s, e, agent)
+    visits = s.root_visits
+    legal = set(np.flatnonzero(e.observe(agent)["action_mask"]).tolist())
+    assert sum(visits.values()) == 20 and set(visits) <= legal and len(visits) >= 2
+    assert visits[action] == max(visits.values())
+    forced = e.observe(agent)
+    only = int(np.flatnonzero(forced["action_mask"])[0])
+    forced["action_mask"] = np.zeros_like(forced["action_mask"])
+    forced["action_mask"][only] = 1
+    s.observe_game(information_state(e, agent))
+    assert s.act(forced) == only and s.root_visits == {only: 1}  # nothing to search: all on the one move
+
+
 def test_the_search_needs_the_game_and_a_game_with_a_sampler():
     s = load_policy("ismcts", seed=0)
     e = FIST.env(num_players=3)

@@ -41,6 +41,7 @@ from dragonstones_env.core import same_game
 from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import PolicyError, load_policy, zoo
 from dragonstones_env.registry import ByGame
+from training.imitate import TARGETS
 from training.league import KINDS, League
 
 
@@ -220,6 +221,9 @@ class ImitateConfig:
     games: int = 2000  # at most this many games of the teacher...
     max_rows: int = 150_000  # ...or until this many of its decisions are kept (about 1.2 GB)
     workers: int = 1  # processes playing those games (a search teacher, ismcts:..., is slow); same decisions
+    # the policy's target: "action" (the teacher's move) or "visits" (a search teacher's root visit
+    # counts as a distribution, AlphaZero's policy target)
+    target: str = "action"
     epochs: int = 8  # passes over the decisions
     batch_size: int = 512
     learning_rate: float = 1e-3
@@ -437,6 +441,7 @@ def validate_eval(e: EvalConfig, players: range) -> None:
 def validate_imitate(im: ImitateConfig) -> None:
     need(all(isinstance(s, str) and s for s in im.opponents), "imitate.opponents",
          "lists policy specs (non-empty strings)")
+    need(im.target in TARGETS, "imitate.target", f"is one of {list(TARGETS)}, got {im.target!r}")
     need(im.magnet_every == 0 or im.anchor_kl > 0, "imitate.magnet_every",
          "moves the leash, and imitate.anchor_kl is 0 (no leash): set anchor_kl > 0 or magnet_every 0")
 
@@ -495,6 +500,9 @@ def check_sources(cfg: Config) -> None:
             raise ConfigError(f"imitate: {err}") from None
         if game is not None and not same_game(game, cfg.env_name):
             raise ConfigError(f"imitate: {spec!r} plays {game}, not {cfg.env_name}")
+    if cfg.imitate.target == "visits" and not hasattr(load_policy(cfg.imitate.teacher or "random"), "root_visits"):
+        raise ConfigError(f"imitate.target: visits needs a search teacher (ismcts:...) that reports its root visits; "
+                          f"imitate.teacher is {cfg.imitate.teacher!r}: use imitate.target=action")
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

@@ -18,6 +18,12 @@ Read top to bottom:
    distribution) and its value head to those returns (so that PPO's first advantages are not
    noise that would undo the clone), on a held-out split to report how well it copies.
 
+The policy's target is the teacher's move (``imitate.target: action``), or, for a search teacher,
+the share of its simulations that went to each move at the root (``visits``: AlphaZero's policy
+target). A search's move after a few dozen noisy simulations is a noisy label; its visit counts say
+how close the runner-up was (one expert-iteration step on moves alone made the DrachenSchatten
+champion worse: docs/results.md).
+
 The teacher and everything else come from the ``imitate`` section of the config
 (:class:`training.config.ImitateConfig`).
 """
@@ -42,40 +48,78 @@ class Demonstrations:
 
     observations: np.ndarray  # float32 (rows, obs_size)
     masks: np.ndarray  # bool (rows, num_actions)
-    actions: np.ndarray  # int64 (rows,)
+    actions: np.ndarray  # int64 (rows,): the teacher's moves
     returns: np.ndarray  # float32 (rows,): discounted reward from this decision to the end
     games: int
     wins: float  # the teacher's wins (shared wins split) over those games
+    # the policy's target, a distribution over a few actions a row: targets (int64 (rows, k)) with
+    # their weights (float32 (rows, k), each row summing to 1, padding weighted 0); None: the moves
+    targets: np.ndarray | None = None
+    weights: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.targets is None:
+            self.targets = self.actions[:, None]
+            self.weights = np.ones((len(self.actions), 1), np.float32)
 
     def __len__(self) -> int:
         return len(self.actions)
 
     @classmethod
     def concatenate(cls, parts: list[Demonstrations]) -> Demonstrations:
-        """The decisions of ``parts``, in their order, as one."""
+        """The decisions of ``parts``, in their order, as one (targets padded to the widest)."""
+        width = max(p.targets.shape[1] for p in parts)
+        targets = np.concatenate([_pad(p.targets, width, p.actions) for p in parts])
+        weights = np.concatenate([_pad(p.weights, width, 0.0) for p in parts])
         return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("observations", "masks", "actions",
                                                                              "returns")),
-                   games=sum(p.games for p in parts), wins=float(sum(p.wins for p in parts)))
+                   games=sum(p.games for p in parts), wins=float(sum(p.wins for p in parts)), targets=targets,
+                   weights=weights)
+
+
+def _pad(columns: np.ndarray, width: int, fill: Any) -> np.ndarray:
+    """``columns`` widened to ``width`` columns with ``fill`` (a row's value, or one for all)."""
+    extra = width - columns.shape[1]
+    if extra == 0:
+        return columns
+    pad = np.broadcast_to(np.asarray(fill, columns.dtype).reshape(-1, 1), (len(columns), extra))
+    return np.concatenate([columns, pad], axis=1)
+
+
+TARGETS = ("action", "visits")
+
+
+def visit_target(visits: dict[int, int], width: int) -> tuple[list[int], list[float]]:
+    """A search's root visits as a target: its ``width`` most visited actions (ties: the smaller
+    action), weighted by their share of those visits."""
+    top = sorted(visits.items(), key=lambda kv: (-kv[1], kv[0]))[:width]
+    total = sum(v for _, v in top)
+    return [a for a, _ in top], [v / total for _, v in top]
+
+
+VISIT_WIDTH = 8  # the root actions a visits target keeps (a search of 200 simulations widens to 8)
 
 
 def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: float, seed: int,
-            max_rows: int, workers: int = 1, **env_kwargs: Any) -> Demonstrations:
+            max_rows: int, workers: int = 1, target: str = "action", **env_kwargs: Any) -> Demonstrations:
     """``games`` games of ``teacher`` in the learner's seat of ``env_id``; each other seat draws
     its policy from ``opponents``. Stops after the game in which ``max_rows`` decisions are reached.
+    ``target``: the policy's target, the teacher's move or (``visits``) a search's root visits.
 
     Game ``g`` is dealt from ``seed + g`` and the teacher reseeded with it, so the decisions are the
     same whatever ``workers`` (processes that share the games out: a search teacher spends a
     tenth of a second or more on a decision)."""
     if workers > 1 and games > 1:
         shares = [s for s in np.array_split(np.arange(games), workers) if len(s)]
-        tasks = [(env_id, teacher, opponents, seed, int(s[0]), len(s), gamma, max_rows, env_kwargs) for s in shares]
+        tasks = [(env_id, teacher, opponents, seed, int(s[0]), len(s), gamma, max_rows, target, env_kwargs)
+                 for s in shares]
         context = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
         # one BLAS thread a process, as the collector's workers (training/collector.py says why)
         with ProcessPoolExecutor(len(tasks), mp_context=context, initializer=threadpool_limits,
                                  initargs=(1,)) as pool:
             played = [game for part in pool.map(_play_share, tasks) for game in part]
     else:
-        played = _play_share((env_id, teacher, opponents, seed, 0, games, gamma, max_rows, env_kwargs))
+        played = _play_share((env_id, teacher, opponents, seed, 0, games, gamma, max_rows, target, env_kwargs))
     kept, rows = [], 0
     for game in played:  # the sequential rule: every game up to the one that reaches max_rows
         if rows >= max_rows:
@@ -88,9 +132,14 @@ def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: 
 def _play_share(task: tuple) -> list[Demonstrations]:
     """Games ``first .. first + count - 1`` of :func:`collect`, one :class:`Demonstrations` each;
     stops once they hold ``max_rows`` decisions (the games after could not be kept)."""
-    env_id, teacher, opponents, seed, first, count, gamma, max_rows, env_kwargs = task
+    env_id, teacher, opponents, seed, first, count, gamma, max_rows, target, env_kwargs = task
+    if target not in TARGETS:
+        raise ValueError(f"target {target!r}: the policy's target is one of {TARGETS}")
     env = gym.make(env_id, disable_env_checker=True, opponents=[list(opponents)], **env_kwargs)
     bot = load_policy(teacher, seed=seed)
+    if target == "visits" and not hasattr(bot, "root_visits"):
+        raise ValueError(f"target 'visits' needs a search teacher (ismcts:...) that reports its root visits; "
+                         f"{teacher!r} does not: use target 'action'")
     played: list[Demonstrations] = []
     rows = 0
     for g in range(first, first + count):
@@ -98,7 +147,7 @@ def _play_share(task: tuple) -> list[Demonstrations]:
         if callable(getattr(bot, "reset", None)):
             bot.reset(seed=seed + g)
         aec = env.unwrapped.aec
-        obs_rows, mask_rows, actions, rewards = [], [], [], []
+        obs_rows, mask_rows, actions, rewards, targets = [], [], [], [], []
         done = False
         while not done:
             mask = env.unwrapped.action_masks()
@@ -107,6 +156,8 @@ def _play_share(task: tuple) -> list[Demonstrations]:
             obs_rows.append(obs.astype(np.float32, copy=True))
             mask_rows.append(mask.copy())
             actions.append(int(action))
+            if target == "visits":
+                targets.append(visit_target(bot.root_visits, VISIT_WIDTH))
             obs, reward, terminated, truncated, _ = env.step(action)
             rewards.append(float(reward))
             done = terminated or truncated
@@ -115,8 +166,13 @@ def _play_share(task: tuple) -> list[Demonstrations]:
         for r in reversed(rewards):
             g_t = r + gamma * g_t
             tail.append(g_t)
-        played.append(Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64),
-                                     np.asarray(tail[::-1], np.float32), 1, float(rewards[-1] > 0)))
+        demo = Demonstrations(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int64),
+                              np.asarray(tail[::-1], np.float32), 1, float(rewards[-1] > 0))
+        if targets:
+            width = max(len(a) for a, _ in targets)
+            demo.targets = np.array([a + [a[0]] * (width - len(a)) for a, _ in targets], np.int64)
+            demo.weights = np.array([w + [0.0] * (width - len(w)) for _, w in targets], np.float32)
+        played.append(demo)
         rows += len(actions)
         if rows >= max_rows:
             break
@@ -139,10 +195,8 @@ def clone(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learn
     held, train = order[:n_hold], order[n_hold:]
 
     def tensors(idx: np.ndarray) -> tuple[torch.Tensor, ...]:
-        return (torch.as_tensor(demos.observations[idx], device=device),
-                torch.as_tensor(demos.masks[idx], device=device),
-                torch.as_tensor(demos.actions[idx], device=device),
-                torch.as_tensor(demos.returns[idx], device=device))
+        return tuple(torch.as_tensor(getattr(demos, k)[idx], device=device)
+                     for k in ("observations", "masks", "targets", "weights", "returns"))
 
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
@@ -151,17 +205,19 @@ def clone(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learn
         rng.shuffle(train)
         total_pi = total_v = 0.0
         for start in range(0, len(train), batch_size):
-            obs, masks, acts, rets = tensors(train[start:start + batch_size])
+            obs, masks, targets, weights, rets = tensors(train[start:start + batch_size])
             dist = policy.get_distribution(obs, action_masks=masks)
-            loss_pi = -dist.log_prob(acts).mean()
+            # cross-entropy with the target distribution (one column of weight 1: the teacher's move)
+            log_probs = dist.distribution.logits.gather(1, targets)
+            loss_pi = -(weights * log_probs).sum(dim=1).mean()
             loss_v = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), rets)
             loss = loss_pi + value_coef * loss_v
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
-            total_pi += float(loss_pi.detach()) * len(acts)
-            total_v += float(loss_v.detach()) * len(acts)
+            total_pi += float(loss_pi.detach()) * len(obs)
+            total_v += float(loss_v.detach()) * len(obs)
         stats = {"epoch": epoch + 1, "loss_policy": total_pi / len(train), "loss_value": total_v / len(train)}
         if n_hold:
             stats["holdout_agreement"] = agreement(policy, demos, held, batch_size)

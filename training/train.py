@@ -138,7 +138,7 @@ def teacher_games(cfg: Config, seed: int, games: int) -> Demonstrations:
     """``games`` games of the teacher from ``seed`` on, in the run's environment (training/imitate.py)."""
     im = cfg.imitate
     return collect(cfg.gym_id, im.teacher, teacher_opponents(cfg), games, cfg.ppo.gamma, seed, im.max_rows,
-                   im.workers, **env_kwargs(cfg, None, with_opponents=False))
+                   im.workers, im.target, **env_kwargs(cfg, None, with_opponents=False))
 
 
 def fit_clone(model: Any, demos: Demonstrations, cfg: Config) -> dict[str, float]:
@@ -156,7 +156,8 @@ def imitate(model: Any, cfg: Config) -> dict[str, Any]:
     print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
           f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
     stats = fit_clone(model, demos, cfg)
-    return {"teacher": im.teacher, "opponents": opponents, "decisions": len(demos), "games": demos.games,
+    return {"teacher": im.teacher, "target": im.target, "opponents": opponents, "decisions": len(demos),
+            "games": demos.games,
             "teacher_win_rate": demos.wins / demos.games, "seconds": round(time.time() - started, 1), **stats}
 
 

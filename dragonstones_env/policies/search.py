@@ -230,6 +230,9 @@ class SearchPolicy:
         self._sim: Any = None
         self._horizon = 0
         self.simulated = 0  # decisions simulated in all (for measurements)
+        # the last decision's root statistics, action -> visits (an expert-iteration teacher's policy
+        # target, as AlphaZero's: training/imitate.py with imitate.target=visits); {a: 1} when only a was legal
+        self.root_visits: dict[int, int] = {}
         if options.rollout is not None:
             try:  # a bad rollout spec fails here, at load time
                 probe = load(options.rollout, 0)
@@ -272,12 +275,14 @@ class SearchPolicy:
                                "the seat's information state (dragonstones_env.policies.decide: the arena, the "
                                "Gymnasium env, the app and the evaluation do)")
         if len(legal) == 1:
+            self.root_visits = {int(legal[0]): 1}
             return int(legal[0])
         return self.search(info, observation)
 
     # ------------------------------------------------------------------ the search
     def search(self, info: InformationState, observation: dict[str, np.ndarray]) -> int:
-        """The most visited root action after ``simulations`` simulations."""
+        """The most visited root action after ``simulations`` simulations (every root action's visits:
+        :attr:`root_visits`)."""
         self._prepare(info)
         sim, bots, o = self._sim, self._bots, self.options
         guess = self._guess if o.hidden == "model" else None
@@ -315,7 +320,9 @@ class SearchPolicy:
             rewards = self._rollout(steps, obs)
             for p, node, action, cands in path:
                 node.update(action, cands, rewards[p])
-        return nodes[root_key].best()
+        root = nodes[root_key]
+        self.root_visits = dict(root.visits)
+        return root.best()
 
     def _first(self, bot: Any, obs: dict[str, np.ndarray], legal: list[int]) -> list[int]:
         """A new node's first candidates: the rollout policy's move (``order=sample``; the others come at
