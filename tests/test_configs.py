@@ -46,6 +46,14 @@ def test_a_config_on_a_base_takes_its_keys_and_overrides_some(tmp_path):
     assert (cfg.run_name, cfg.seed, cfg.ppo.n_steps, cfg.ppo.batch_size) == ("child", 3, 128, 16)
 
 
+def test_a_set_mapping_merges_as_on_a_base():
+    """--set 'league.mix={...}' changes the shares it names and keeps the others (the default's
+    latest and snapshot shares come from configs/champion.yaml, its base)."""
+    cfg = load_config(CONFIGS / "default.yaml", ["league.mix={zoo: 0.2, pool: 0.1}", "league.pool=[value]"])
+    assert cfg.league.mix == {"latest": 0.35, "snapshot": 0.25, "zoo": 0.2, "random": 0.1, "pool": 0.1}
+    assert load_config(None, ["num_players=[3, 4]", "num_players=[5]"]).num_players == [5]  # a list replaces
+
+
 @pytest.mark.parametrize(("base", "message"), [
     (5, "base: expected the path of another config"),
     ("", "base: expected the path of another config"),

@@ -564,7 +564,10 @@ def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[
             node = node.setdefault(k, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"--set {text!r}: {k} is not a section")
-        node[keys[-1]] = value
+        # a mapping merges as a config merges onto its base: --set 'league.mix={zoo: 0.2}' changes the
+        # zoo's share and keeps the others (it used to drop them, the league's latest and snapshot too)
+        node[keys[-1]] = merge(node[keys[-1]], value) if isinstance(value, dict) and isinstance(
+            node.get(keys[-1]), dict) else value
     return data
 
 
