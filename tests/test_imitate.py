@@ -19,7 +19,17 @@ import torch
 import dragonstones_env  # noqa: F401  (registers the gym ids)
 from training.config import PPO, ConfigError, load_config
 from training.envs import make_vec_env
-from training.imitate import VISIT_WIDTH, Demonstrations, agreement, clone, collect, visit_target
+from training.imitate import (
+    VISIT_WIDTH,
+    Demonstrations,
+    agreement,
+    clone,
+    collect,
+    load_demonstrations,
+    save_demonstrations,
+    saved_identity,
+    visit_target,
+)
 from training.train import main as train
 from training.train import new_model
 
@@ -203,3 +213,109 @@ def test_training_starts_from_the_clone_and_says_so_in_the_card(tmp_path):
     assert im["teacher"] == "heuristic" and im["games"] == 4 and im["decisions"] > 0
     assert im["opponents"][0] == "heuristic" and "value" in im["opponents"]  # the teacher and the zoo
     assert 0 <= im["holdout_agreement"] <= 1 and im["epoch"] == 2
+
+
+# -- imitate.demonstrations: one collection of an expensive teacher, many fits
+
+IDENTITY = {"teacher": "heuristic", "games": 2, "seed": 1}
+
+
+def _saved(tmp_path, **changes):
+    """A real collection saved with IDENTITY, then its arrays replaced by ``changes`` (as a hand-edited file)."""
+    demos = collect("Dragonstones-v0", "heuristic", ["random"], games=2, gamma=0.9, seed=1, max_rows=10**6, **ENV)
+    path = tmp_path / "demos.npz"
+    save_demonstrations(demos, path, IDENTITY)
+    if changes:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        np.savez(path, **(arrays | changes))
+    return demos, path
+
+
+def _sizes(demos):
+    return demos.observations.shape[1], demos.masks.shape[1]
+
+
+def test_saved_demonstrations_read_back_the_same(tmp_path):
+    demos, path = _saved(tmp_path)
+    again = load_demonstrations(path, dict(IDENTITY), *_sizes(demos))
+    for k in ("observations", "masks", "actions", "returns", "targets", "weights"):
+        mine, theirs = getattr(again, k), getattr(demos, k)
+        assert np.array_equal(mine, theirs) and mine.dtype == theirs.dtype
+    assert (again.games, again.wins) == (demos.games, demos.wins)
+    assert not list(tmp_path.glob("*.part"))  # written whole, then renamed
+
+
+def test_demonstrations_of_other_settings_are_refused_by_name(tmp_path):
+    demos, path = _saved(tmp_path)
+    with pytest.raises(ValueError, match=r"games: recorded 2, now 3"):
+        load_demonstrations(path, IDENTITY | {"games": 3}, *_sizes(demos))
+    with pytest.raises(ValueError, match=r"target: recorded None, now 'visits'"):
+        load_demonstrations(path, IDENTITY | {"target": "visits"}, *_sizes(demos))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: {"actions": d.actions.astype(np.int32)}, "actions is int32"),
+    (lambda d: {"actions": np.zeros(0, np.int64)}, "at least one decision"),
+    (lambda d: {"observations": d.observations[:, :-1]}, "observations has shape"),
+    (lambda d: {"actions": np.full_like(d.actions, d.masks.shape[1])}, "not an action"),
+    (lambda d: {"actions": np.full_like(d.actions, int(np.flatnonzero(~d.masks[0])[0]))}, "does not allow"),
+    (lambda d: {"weights": d.weights * 0.5}, "sum to 1"),
+    (lambda d: {"returns": np.full_like(d.returns, np.nan)}, "finite"),
+    (lambda d: {"wins": np.float64(d.games + 1)}, "wins"),
+    (lambda d: {"masks": np.array([object()] * len(d.actions))}, "masks is not a plain array"),
+])
+def test_a_damaged_collection_is_refused_with_what_is_wrong(tmp_path, change, message):
+    demos = collect("Dragonstones-v0", "heuristic", ["random"], games=2, gamma=0.9, seed=1, max_rows=10**6, **ENV)
+    _, path = _saved(tmp_path, **change(demos))
+    with pytest.raises(ValueError, match=message):
+        load_demonstrations(path, dict(IDENTITY), *_sizes(demos))
+
+
+def test_a_file_that_is_not_a_collection_is_refused(tmp_path):
+    path = tmp_path / "x.npz"
+    path.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a saved collection"):
+        saved_identity(path)
+    np.savez(path, identity=np.array([{"a": 1}], dtype=object))  # a pickled entry: never unpickled
+    with pytest.raises(ValueError, match="not a saved collection"):
+        saved_identity(path)
+
+
+def _cloned_run(tmp_path, name, **imitate):
+    cfg = {"total_timesteps": 128, "progress_bar": False, "n_envs": 1, "checkpoint_every": 128,
+           "ppo": {"n_steps": 128, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+           "league": {"mix": {"random": 1.0}},
+           "imitate": {"teacher": "heuristic", "games": 3, "epochs": 1, "holdout": 0.25,
+                       "demonstrations": str(tmp_path / "teacher.npz"), **imitate},
+           "eval": {"every": 512, "games": 1, "final_games": 0, "final_panel_games": 0},
+           "run_name": name, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "out")}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return ["--config", str(path)]
+
+
+def test_a_second_run_reads_the_teacher_games_the_first_saved(tmp_path, capsys):
+    assert train(_cloned_run(tmp_path, "first")) == 0
+    assert (tmp_path / "teacher.npz").is_file()
+    assert train(_cloned_run(tmp_path, "second")) == 0
+    assert "read from" in capsys.readouterr().out
+    first, second = (json.loads((tmp_path / "out" / n / "card.json").read_text())["imitation"]
+                     for n in ("first", "second"))
+    assert first["demonstrations"]["read"] is False and second["demonstrations"]["read"] is True
+    # the same decisions and the same fit: the clone's agreement and losses are equal
+    assert {k: first[k] for k in ("decisions", "games", "holdout_agreement", "loss_policy")} == \
+           {k: second[k] for k in ("decisions", "games", "holdout_agreement", "loss_policy")}
+
+
+def test_teacher_games_of_other_settings_stop_the_run_before_its_folder(tmp_path, capsys):
+    assert train(_cloned_run(tmp_path, "first")) == 0
+    assert train(_cloned_run(tmp_path, "other", games=4)) == 2
+    err = capsys.readouterr().err
+    assert "imitate.demonstrations" in err and "games: recorded 3, now 4" in err
+    assert not (tmp_path / "runs" / "other").exists()
+
+
+def test_imitate_demonstrations_must_name_an_npz_file():
+    with pytest.raises(ConfigError, match=r"imitate\.demonstrations.*npz"):
+        load_config(None, ["imitate.demonstrations=runs/teacher.pkl"])

@@ -224,6 +224,10 @@ class ImitateConfig:
     # the policy's target: "action" (the teacher's move) or "visits" (a search teacher's root visit
     # counts as a distribution, AlphaZero's policy target)
     target: str = "action"
+    # an .npz file: the teacher's games are read from it when it holds the games these settings
+    # would play (the same teacher, opponents, games, seed, table...), else collected and saved
+    # there, so that an expensive teacher (a search) is played once for many fits; "": not kept
+    demonstrations: str = ""
     epochs: int = 8  # passes over the decisions
     batch_size: int = 512
     learning_rate: float = 1e-3
@@ -442,6 +446,8 @@ def validate_imitate(im: ImitateConfig) -> None:
     need(all(isinstance(s, str) and s for s in im.opponents), "imitate.opponents",
          "lists policy specs (non-empty strings)")
     need(im.target in TARGETS, "imitate.target", f"is one of {list(TARGETS)}, got {im.target!r}")
+    need(not im.demonstrations or im.demonstrations.endswith(".npz"), "imitate.demonstrations",
+         f"is an .npz file (or \"\" to keep none), got {im.demonstrations!r}")
     need(im.magnet_every == 0 or im.anchor_kl > 0, "imitate.magnet_every",
          "moves the leash, and imitate.anchor_kl is 0 (no leash): set anchor_kl > 0 or magnet_every 0")
 

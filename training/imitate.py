@@ -24,15 +24,22 @@ target). A search's move after a few dozen noisy simulations is a noisy label; i
 how close the runner-up was (one expert-iteration step on moves alone made the DrachenSchatten
 champion worse: docs/results.md).
 
+A search teacher's games cost minutes to hours; :func:`save_demonstrations` keeps them in an .npz
+(plain arrays: nothing in it is unpickled) with the settings that made them, and
+:func:`load_demonstrations` reads them back, checked, so that one collection serves many fits
+(``imitate.demonstrations``).
+
 The teacher and everything else come from the ``imitate`` section of the config
 (:class:`training.config.ImitateConfig`).
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -178,6 +185,92 @@ def _play_share(task: tuple) -> list[Demonstrations]:
             break
     env.close()
     return played
+
+
+ARRAYS = {"observations": np.float32, "masks": np.bool_, "actions": np.int64, "returns": np.float32,
+          "targets": np.int64, "weights": np.float32}  # a saved collection's arrays and their types
+
+
+def save_demonstrations(demos: Demonstrations, path: str | Path, identity: dict[str, Any]) -> None:
+    """``demos`` written to ``path`` (.npz, plain arrays) with ``identity``, the settings that made
+    them (:func:`load_demonstrations` refuses a file of other settings). Written whole or not at all."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as f:  # a file object: np.savez would append .npz to a name
+        np.savez(f, **{k: getattr(demos, k) for k in ARRAYS}, games=np.int64(demos.games),
+                 wins=np.float64(demos.wins), identity=np.str_(json.dumps(identity, sort_keys=True)))
+    part.replace(path)
+
+
+def saved_identity(path: str | Path) -> dict[str, Any]:
+    """The settings a saved collection records (reads that entry only)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            identity = json.loads(str(data["identity"][()]))
+    except (OSError, ValueError, KeyError) as err:  # not an .npz, pickled entries, no identity, bad JSON
+        raise ValueError(f"{path} is not a saved collection of demonstrations ({err})") from None
+    if not isinstance(identity, dict):
+        raise ValueError(f"{path} is not a saved collection of demonstrations (its identity is not a mapping)")
+    return identity
+
+
+def identity_differences(recorded: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+    """Each setting where ``recorded`` and ``wanted`` (compared as JSON) differ, as "key: recorded X, now Y"."""
+    wanted = json.loads(json.dumps(wanted, sort_keys=True))
+    return [f"{k}: recorded {recorded.get(k)!r}, now {wanted.get(k)!r}"
+            for k in sorted(set(recorded) | set(wanted)) if recorded.get(k) != wanted.get(k)]
+
+
+def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: int, num_actions: int) -> Demonstrations:
+    """The collection :func:`save_demonstrations` wrote to ``path``, if it was made with ``identity``
+    and its arrays are whole: the shapes of an observation (``obs_size``) and an action mask
+    (``num_actions``), every move and target a legal action, every weight row summing to 1. A
+    ValueError names what is wrong; nothing in the file is unpickled."""
+    differences = identity_differences(saved_identity(path), identity)
+    if differences:
+        raise ValueError(f"{path} holds the demonstrations of other settings ({'; '.join(differences)}): "
+                         "delete it to collect again, or name another file")
+    with np.load(path, allow_pickle=False) as data:
+        missing = [k for k in (*ARRAYS, "games", "wins") if k not in data.files]
+        if missing:
+            raise ValueError(f"{path} has no {', '.join(missing)}: not a whole collection")
+        arrays = {}
+        for k in (*ARRAYS, "games", "wins"):
+            try:
+                arrays[k] = data[k]
+            except ValueError as err:  # an object array: numpy would have to unpickle it, and does not
+                raise ValueError(f"{path}: {k} is not a plain array ({err})") from None
+        games, wins = arrays.pop("games"), arrays.pop("wins")
+    for k, dtype in ARRAYS.items():
+        if arrays[k].dtype != dtype:
+            raise ValueError(f"{path}: {k} is {arrays[k].dtype}, a collection's {k} are {np.dtype(dtype)}")
+    if arrays["actions"].ndim != 1 or len(arrays["actions"]) == 0:
+        raise ValueError(f"{path}: actions has shape {arrays['actions'].shape}; a collection has one move a decision, "
+                         "and at least one decision")
+    rows = len(arrays["actions"])
+    shapes = {"observations": (rows, obs_size), "masks": (rows, num_actions), "actions": (rows,),
+              "returns": (rows,)}
+    k_width = arrays["targets"].shape[1] if arrays["targets"].ndim == 2 else -1
+    shapes |= {"targets": (rows, k_width), "weights": (rows, k_width)}
+    for k, shape in shapes.items():
+        if arrays[k].shape != shape or k_width < 1:
+            raise ValueError(f"{path}: {k} has shape {arrays[k].shape}; this game's collection of {rows} "
+                             f"decisions has {shape} (observations of {obs_size}, {num_actions} actions)")
+    if not (games.shape == () == wins.shape and games.dtype.kind == "i" and wins.dtype.kind == "f"
+            and int(games) >= 1 and 0 <= float(wins) <= int(games)):
+        raise ValueError(f"{path}: games {games!r} and wins {wins!r} must be counts with 0 <= wins <= games >= 1")
+    actions, targets, weights, masks = (arrays[k] for k in ("actions", "targets", "weights", "masks"))
+    if not (np.all((actions >= 0) & (actions < num_actions)) and np.all((targets >= 0) & (targets < num_actions))):
+        raise ValueError(f"{path}: a move or a target is not an action (0..{num_actions - 1})")
+    weighted = np.where(weights > 0, targets, actions[:, None])  # a padded column: the move, always legal
+    if not (np.all(np.take_along_axis(masks, actions[:, None], 1)) and np.all(np.take_along_axis(masks, weighted, 1))):
+        raise ValueError(f"{path}: a move or a target is an action its decision's mask does not allow")
+    if not (np.all(weights >= 0) and np.allclose(weights.sum(axis=1), 1.0, atol=1e-4)):
+        raise ValueError(f"{path}: each decision's target weights must be >= 0 and sum to 1")
+    if not (np.isfinite(arrays["observations"]).all() and np.isfinite(arrays["returns"]).all()):
+        raise ValueError(f"{path}: observations and returns must be finite numbers")
+    return Demonstrations(**arrays, games=int(games), wins=float(wins))
 
 
 def clone(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,

@@ -51,7 +51,15 @@ from training.league import FolderVersions, publish_latest
 
 from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
-from .imitate import Demonstrations, clone, collect
+from .imitate import (
+    Demonstrations,
+    clone,
+    collect,
+    identity_differences,
+    load_demonstrations,
+    save_demonstrations,
+    saved_identity,
+)
 from .provenance import git_commit, machine
 
 
@@ -129,6 +137,9 @@ def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: 
     return model
 
 
+IMITATE_SEED = 5_000  # the teacher's games are dealt from the run's seed + this
+
+
 def teacher_opponents(cfg: Config) -> list[str]:
     """The other seats of the teacher's games: ``imitate.opponents``, or the teacher and the zoo."""
     return cfg.imitate.opponents or [cfg.imitate.teacher, *zoo(cfg.game)]
@@ -139,6 +150,28 @@ def teacher_games(cfg: Config, seed: int, games: int) -> Demonstrations:
     im = cfg.imitate
     return collect(cfg.gym_id, im.teacher, teacher_opponents(cfg), games, cfg.ppo.gamma, seed, im.max_rows,
                    im.workers, im.target, **env_kwargs(cfg, None, with_opponents=False))
+
+
+def teacher_identity(cfg: Config) -> dict[str, Any]:
+    """What decides the teacher's games of :func:`imitate` (its saved collection's identity)."""
+    im = cfg.imitate
+    return {"env": cfg.gym_id, "env_options": env_kwargs(cfg, None, with_opponents=False), "teacher": im.teacher,
+            "opponents": teacher_opponents(cfg), "games": im.games, "seed": cfg.seed + IMITATE_SEED,
+            "gamma": cfg.ppo.gamma, "max_rows": im.max_rows, "target": im.target}
+
+
+def check_saved_teacher_games(cfg: Config) -> None:
+    """A ConfigError if ``imitate.demonstrations`` is a file of other settings or not a collection."""
+    path = Path(cfg.imitate.demonstrations)
+    if not (cfg.imitate.teacher and cfg.imitate.demonstrations and path.exists()):
+        return
+    try:
+        differences = identity_differences(saved_identity(path), teacher_identity(cfg))
+    except ValueError as err:
+        raise ConfigError(f"imitate.demonstrations: {err}") from None
+    if differences:
+        raise ConfigError(f"imitate.demonstrations: {path} holds the teacher games of other settings "
+                          f"({'; '.join(differences)}): delete it to collect again, or name another file")
 
 
 def fit_clone(model: Any, demos: Demonstrations, cfg: Config) -> dict[str, float]:
@@ -152,11 +185,25 @@ def imitate(model: Any, cfg: Config) -> dict[str, Any]:
     im = cfg.imitate
     opponents = teacher_opponents(cfg)
     started = time.time()
-    demos = teacher_games(cfg, cfg.seed + 5_000, im.games)
-    print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
-          f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
+    saved = Path(im.demonstrations) if im.demonstrations else None
+    read = saved is not None and saved.exists()
+    if read:
+        try:
+            demos = load_demonstrations(saved, teacher_identity(cfg), model.observation_space.shape[0],
+                                        model.action_space.n)
+        except ValueError as err:
+            raise ConfigError(f"imitate.demonstrations: {err}") from None
+        print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games read from {saved}")
+    else:
+        demos = teacher_games(cfg, cfg.seed + IMITATE_SEED, im.games)
+        print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
+              f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
+        if saved is not None:
+            save_demonstrations(demos, saved, teacher_identity(cfg))
+            print(f"imitate: saved them to {saved}, which the next run of these settings reads")
     stats = fit_clone(model, demos, cfg)
-    return {"teacher": im.teacher, "target": im.target, "opponents": opponents, "decisions": len(demos),
+    kept = {"demonstrations": {"file": str(saved), "read": read}} if saved is not None else {}
+    return {"teacher": im.teacher, "target": im.target, "opponents": opponents, "decisions": len(demos), **kept,
             "games": demos.games,
             "teacher_win_rate": demos.wins / demos.games, "seconds": round(time.time() - started, 1), **stats}
 
@@ -432,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
         run = RunFolders.of(cfg)
         check_command(cfg, args, run)
         check_sources(cfg)  # the league's pool, the teacher: loaded once, before the run folder exists
+        if not (args.resume or args.finetune):  # the runs that imitate
+            check_saved_teacher_games(cfg)
         # a missing or damaged start stops the run here too
         start_weights = start.read_start(cfg.start, cfg.env_name) if cfg.start and not args.resume else None
     except ConfigError as err:
