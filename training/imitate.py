@@ -231,6 +231,18 @@ def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: in
     if differences:
         raise ValueError(f"{path} holds the demonstrations of other settings ({'; '.join(differences)}): "
                          "delete it to collect again, or name another file")
+    arrays = _read_arrays(path)
+    games, wins = arrays.pop("games"), arrays.pop("wins")
+    _check_shapes(path, arrays, obs_size, num_actions)
+    if not (games.shape == () == wins.shape and games.dtype.kind == "i" and wins.dtype.kind == "f"
+            and int(games) >= 1 and 0 <= float(wins) <= int(games)):
+        raise ValueError(f"{path}: games {games!r} and wins {wins!r} must be counts with 0 <= wins <= games >= 1")
+    _check_values(path, arrays, num_actions)
+    return Demonstrations(**arrays, games=int(games), wins=float(wins))
+
+
+def _read_arrays(path: str | Path) -> dict[str, np.ndarray]:
+    """Every entry a collection has, read as plain arrays (an object array is refused, not unpickled)."""
     with np.load(path, allow_pickle=False) as data:
         missing = [k for k in (*ARRAYS, "games", "wins") if k not in data.files]
         if missing:
@@ -241,7 +253,11 @@ def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: in
                 arrays[k] = data[k]
             except ValueError as err:  # an object array: numpy would have to unpickle it, and does not
                 raise ValueError(f"{path}: {k} is not a plain array ({err})") from None
-        games, wins = arrays.pop("games"), arrays.pop("wins")
+    return arrays
+
+
+def _check_shapes(path: str | Path, arrays: dict[str, np.ndarray], obs_size: int, num_actions: int) -> None:
+    """Each array of its type and of the shape ``rows`` decisions of this game give."""
     for k, dtype in ARRAYS.items():
         if arrays[k].dtype != dtype:
             raise ValueError(f"{path}: {k} is {arrays[k].dtype}, a collection's {k} are {np.dtype(dtype)}")
@@ -249,17 +265,17 @@ def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: in
         raise ValueError(f"{path}: actions has shape {arrays['actions'].shape}; a collection has one move a decision, "
                          "and at least one decision")
     rows = len(arrays["actions"])
-    shapes = {"observations": (rows, obs_size), "masks": (rows, num_actions), "actions": (rows,),
-              "returns": (rows,)}
-    k_width = arrays["targets"].shape[1] if arrays["targets"].ndim == 2 else -1
-    shapes |= {"targets": (rows, k_width), "weights": (rows, k_width)}
+    width = arrays["targets"].shape[1] if arrays["targets"].ndim == 2 else -1
+    shapes = {"observations": (rows, obs_size), "masks": (rows, num_actions), "returns": (rows,),
+              "targets": (rows, width), "weights": (rows, width)}
     for k, shape in shapes.items():
-        if arrays[k].shape != shape or k_width < 1:
+        if arrays[k].shape != shape or width < 1:
             raise ValueError(f"{path}: {k} has shape {arrays[k].shape}; this game's collection of {rows} "
                              f"decisions has {shape} (observations of {obs_size}, {num_actions} actions)")
-    if not (games.shape == () == wins.shape and games.dtype.kind == "i" and wins.dtype.kind == "f"
-            and int(games) >= 1 and 0 <= float(wins) <= int(games)):
-        raise ValueError(f"{path}: games {games!r} and wins {wins!r} must be counts with 0 <= wins <= games >= 1")
+
+
+def _check_values(path: str | Path, arrays: dict[str, np.ndarray], num_actions: int) -> None:
+    """Every move and weighted target a legal action of its decision, weights a distribution, numbers finite."""
     actions, targets, weights, masks = (arrays[k] for k in ("actions", "targets", "weights", "masks"))
     if not (np.all((actions >= 0) & (actions < num_actions)) and np.all((targets >= 0) & (targets < num_actions))):
         raise ValueError(f"{path}: a move or a target is not an action (0..{num_actions - 1})")
@@ -270,7 +286,6 @@ def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: in
         raise ValueError(f"{path}: each decision's target weights must be >= 0 and sum to 1")
     if not (np.isfinite(arrays["observations"]).all() and np.isfinite(arrays["returns"]).all()):
         raise ValueError(f"{path}: observations and returns must be finite numbers")
-    return Demonstrations(**arrays, games=int(games), wins=float(wins))
 
 
 def clone(model: Any, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
