@@ -100,6 +100,8 @@ BOUNDS: Mapping[str, Bound] = {
     "max_turns": Bound(int, 1, 1000, "Fist turns before truncation (F18): 25 x the default 40; random play "
                                      "ends in 17"),
     "max_steps": Bound(int, 1, 100_000, "DrachenSchatten actions before truncation: 100 x the default 1000"),
+    "truncation_reward": Bound(float, -1.0, 0.0, "what a game cut off at its step limit pays the single-agent "
+                               "learner (the AEC env pays every seat 0; a sole loser at n players gets -1/(n-1))"),
     "reward_shaping": Bound(float, 0.0, 1.0, "reward per point scored, on top of the final +1: at 1 a point "
                                              "already pays as much as the win"),
     "players": Bound(int, 2, 6, "seats at a table (3-6 Fist, 2-4 DrachenSchatten: the game checks its own)"),

@@ -13,6 +13,7 @@ pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 
 import training.envs
 from training.config import BOUNDS, ConfigError, load_config
+from training.train import env_kwargs
 from training.train import main as train
 from training.train_rllib import load_config as load_rllib_config
 
@@ -49,6 +50,8 @@ from training.train_rllib import load_config as load_rllib_config
         ("league.max_snapshots=100000", "league.max_snapshots"),
         ("league.pool=[3]", "league.pool"),
         ("seed=1.5", "seed"),
+        ("truncation_reward=0.5", "truncation_reward"),
+        ("truncation_reward=-2", "truncation_reward"),
     ],
 )
 def test_bad_values_name_their_key(override, key):
@@ -156,3 +159,9 @@ def test_finetune_needs_the_trust_switch(tmp_path, capsys):
     assert "--trust-model-zip" in capsys.readouterr().err
     assert train(["--set", f"runs_dir={runs}", "--finetune", str(tmp_path / "none"), "--trust-model-zip"]) == 2
     assert not runs.exists()
+
+
+def test_the_truncation_reward_reaches_the_training_tables_only_when_set():
+    assert "truncation_reward" not in env_kwargs(load_config("configs/default.yaml", []), None)
+    cfg = load_config("configs/default.yaml", ["truncation_reward=-0.25"])
+    assert env_kwargs(cfg, None)["truncation_reward"] == -0.25

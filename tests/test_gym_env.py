@@ -176,3 +176,35 @@ def test_a_lineup_sampler_is_asked_every_episode():
         assert len(e.seat_policies) == e.num_players
     assert Sampler.calls == 5
 
+
+
+def _last_step(e, seed):
+    """The final (reward, terminated, truncated) of one episode of random legal moves."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while True:
+        _, reward, term, trunc, _ = e.step(int(rng.choice(np.flatnonzero(e.unwrapped.action_masks()))))
+        if term or trunc:
+            return reward, term, trunc
+
+
+@pytest.mark.parametrize("paid", [0.0, -1 / 3, -1.0])
+def test_a_truncated_game_pays_the_learner_the_truncation_reward(paid):
+    # a step limit no game reaches an end in: the AEC env truncates it, paying every seat 0
+    e = gym.make("DrachenSchatten-v0", num_players=4, opponents="ds-heuristic", max_steps=20,
+                 truncation_reward=paid, disable_env_checker=True)
+    assert _last_step(e, seed=3) == (pytest.approx(paid), False, True)
+
+
+def test_the_truncation_reward_leaves_a_finished_game_alone():
+    kwargs = {"num_players": 3, "opponents": "ds-heuristic", "disable_env_checker": True}
+    plain, paid = (gym.make("DrachenSchatten-v0", truncation_reward=r, **kwargs) for r in (0.0, -1.0))
+    assert _last_step(plain, seed=5) == _last_step(paid, seed=5)
+    _, term, trunc = _last_step(paid, seed=5)
+    assert term and not trunc
+
+
+@pytest.mark.parametrize("bad", [0.5, -2.0, float("nan"), "loss", True])
+def test_a_bad_truncation_reward_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match=r"truncation_reward: must be a finite number in \[-1, 0\]"):
+        gym.make("DrachenSchatten-v0", truncation_reward=bad, disable_env_checker=True)

@@ -315,6 +315,10 @@ class RunConfig:
 @dataclass
 class Config(RunConfig):
     time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
+    # Added to the learner's reward when its game is cut off at the step limit (the env pays every
+    # seat 0 then, more than a loss, so a losing learner gains by stalling; DrachenSchatten's key loop,
+    # D4). -1/3 makes it a 4-player loss. 0: the env's reward (dragonstones_env/play/single_agent.py)
+    truncation_reward: float = 0.0
     # A checkpoint folder whose actor (policy.npz) and critic (value.npz) a new run starts from,
     # read without unpickling (training/start.py); "" starts from random weights or imitate.teacher
     start: str = ""

@@ -65,6 +65,8 @@ from .provenance import git_commit, machine
 
 def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"num_players": cfg.num_players, **cfg.env_options()}
+    if cfg.truncation_reward:  # the single-agent env's, not the game's; unset, runs and their records are as before
+        kwargs["truncation_reward"] = cfg.truncation_reward
     if with_opponents:
         kwargs["opponents"] = opponents
     return kwargs

@@ -32,6 +32,12 @@ unless ``seat`` fixes it. Illegal actions end the
 episode with -1 by default here (``illegal_action="penalize"``), so that libraries which
 sample without masks, and Gymnasium's and SB3's env checkers, can run; pass
 ``illegal_action="raise"`` to get the AEC env's ``ValueError`` instead.
+
+A game cut off at its step limit (the AEC env's ``truncation``) pays every seat 0, more than a
+loss: a learner that is losing gains by putting the end off, and in DrachenSchatten two keys can
+restore each other until the limit (D4). ``truncation_reward`` (in -1..0, default 0: the AEC
+env's reward) is added to the learner's reward when its game is truncated, so that with -1/3 a
+game put off at 4 players pays what a loss does, and stalling buys nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 
 from dragonstones_env import games
+from dragonstones_env.bounds import check as check_bound
 from dragonstones_env.core import same_game
 from dragonstones_env.policies import decide, load_policy, mixture
 
@@ -83,8 +90,10 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         loaded: dict[Any, Any] | None = None,
+        truncation_reward: float = 0.0,
         **env_options: Any,
     ):
+        self.truncation_reward = check_bound("truncation_reward", truncation_reward)
         sizes = list(num_players) if isinstance(num_players, (list, tuple)) else [num_players]
         if not sizes:
             raise ValueError("num_players is an empty list")
@@ -234,6 +243,8 @@ class SingleAgentEnv(gym.Env):
         aec._cumulative_rewards[self._learner] = 0.0
         terminated = bool(aec.terminations[self._learner])
         truncated = bool(aec.truncations[self._learner])
+        if truncated and not terminated:
+            reward += self.truncation_reward
         if (terminated or truncated) and hasattr(self._opponents, "report"):
             self._opponents.report(self.seat in aec._winners())
         if self.render_mode == "human":
