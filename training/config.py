@@ -265,6 +265,10 @@ class RunConfig:
     num_players: int | list[int] = 4  # a list: one size drawn per episode
     observation_mode: str = "recall"
     reward_shaping: float = 0.0  # Dragonstones: reward per point scored, on top of the final +1/-1/(n-1)
+    # Added to a learner's reward when its game is cut off at the step limit (the env pays every
+    # seat 0 then, more than a loss, so a losing learner gains by stalling; DrachenSchatten's key loop,
+    # D4). -1/3 makes it a 4-player loss. 0: the env's reward (play/single_agent.py, training/rllib_env.py)
+    truncation_reward: float = 0.0
     characters: str | None = None  # Dragonstones: custom characters file (docs/custom-characters.md)
     exclude: list[str] = field(default_factory=list)  # Dragonstones: standard specials left out
     total_timesteps: int = 200_000
@@ -315,10 +319,6 @@ class RunConfig:
 @dataclass
 class Config(RunConfig):
     time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
-    # Added to the learner's reward when its game is cut off at the step limit (the env pays every
-    # seat 0 then, more than a loss, so a losing learner gains by stalling; DrachenSchatten's key loop,
-    # D4). -1/3 makes it a 4-player loss. 0: the env's reward (dragonstones_env/play/single_agent.py)
-    truncation_reward: float = 0.0
     # A checkpoint folder whose actor (policy.npz) and critic (value.npz) a new run starts from,
     # read without unpickling (training/start.py); "" starts from random weights or imitate.teacher
     start: str = ""

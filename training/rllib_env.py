@@ -29,6 +29,9 @@ Box(float32, (NUM_ACTIONS,))}`` (the mask as 0./1. floats): the masking RLModule
   ``pfsp_power``, ``pool``, ``max_snapshots``; other keys are ignored) plus ``weights``: the
   actors of the pool's checkpoints, ``{spec: {"weights", "activation"}}``, read by the driver
   so that remote workers need no files;
+* ``truncation_reward``: in -1..0 (default 0), added to every learning agent's last reward when
+  the game is cut off at its step limit, as the single-agent env's option of that name: the AEC
+  game pays 0 then, more than a loss, so without it a losing seat gains by stalling;
 * ``seed``: the base seed; each env runner and vector slot offsets it.
 
 The league is :class:`training.league.League`, the one the SB3 trainer uses, with
@@ -49,6 +52,7 @@ import gymnasium as gym
 import numpy as np
 
 from dragonstones_env import games
+from dragonstones_env.bounds import check as check_bound
 from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import decide, zoo
 from training.league import League, PushedVersions
@@ -91,6 +95,7 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         if not self.sizes:
             raise ValueError("num_players is an empty list")
         options = dict(config.get("env_options", {}))
+        self.truncation_reward = check_bound("truncation_reward", config.get("truncation_reward", 0.0))
         # the raw env (no order-enforcing wrapper): this class only ever steps the agent to act
         self.aecs = {n: spec.raw_env(num_players=n, **options) for n in self.sizes}
         league = config.get("league")
@@ -175,6 +180,9 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
             done = dict.fromkeys(self._acted, True)
             obs = {a: self._observe(a) for a in self._acted}
             rewards = {a: rewards.get(a, 0.0) for a in self._acted | set(rewards)}
+            if not terminated:
+                for a in self._acted:
+                    rewards[a] += self.truncation_reward
             terminateds = {**(done if terminated else {}), "__all__": terminated}
             truncateds = {**({} if terminated else done), "__all__": not terminated}
             return obs, rewards, terminateds, truncateds, {}

@@ -152,7 +152,7 @@ def env_config(cfg: RLlibConfig) -> dict[str, Any]:
     items = {spec: pool_item(spec, cfg.env_name) for spec in cfg.league.pool}
     league["weights"] = {spec: item for spec, item in items.items() if isinstance(item, dict)}
     return {"game": cfg.game, "num_players": cfg.num_players, "env_options": options, "league": league,
-            "seed": cfg.seed}
+            "truncation_reward": cfg.truncation_reward, "seed": cfg.seed}
 
 
 def pool_item(spec: str, env_name: str | None = None) -> Any:

@@ -25,7 +25,7 @@ from dragonstones_env.policies.checkpoint import CheckpointPolicy
 from training.config import ConfigError
 from training.rllib_env import DragonstonesMultiAgentEnv
 from training.rllib_module import MaskedMLPModule, actor_weights, actor_weights_from_state
-from training.train_rllib import build_config, load_config, main, pool_item, push_snapshot
+from training.train_rllib import build_config, env_config, load_config, main, pool_item, push_snapshot
 
 TINY = {
     "total_timesteps": 400,
@@ -109,6 +109,36 @@ def test_truncation_and_shaping_and_league_seats():
     assert min(learners) < 5  # some seats were bots
     assert all(terminated for _, terminated in random_games(env, 3))
 
+
+
+@pytest.mark.parametrize("paid", [0.0, -1 / 3])
+def test_a_truncated_game_pays_every_learner_the_truncation_reward(paid):
+    # the AEC game pays every seat 0 at its step limit; truncation_reward makes stalling cost a loss
+    env = DragonstonesMultiAgentEnv({"num_players": 4, "env_options": {"max_turns": 2},
+                                     "truncation_reward": paid})
+    for totals, terminated in random_games(env, 3):
+        assert not terminated and totals and all(r == pytest.approx(paid) for r in totals.values())
+
+
+def test_the_truncation_reward_leaves_a_finished_game_alone():
+    plain, paid = (DragonstonesMultiAgentEnv({"game": "drachenschatten", "num_players": 3, "truncation_reward": r})
+                   for r in (0.0, -1.0))
+    finals = [random_games(env, 3, seed=5) for env in (plain, paid)]
+    assert all(terminated for _, terminated in finals[0])
+    assert finals[0] == finals[1]
+
+
+@pytest.mark.parametrize("bad", [0.5, -2.0, float("nan"), "x"])
+def test_a_bad_truncation_reward_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match=r"truncation_reward: must be"):
+        DragonstonesMultiAgentEnv({"num_players": 3, "truncation_reward": bad})
+
+
+def test_the_config_key_reaches_the_env_runners(tmp_path):
+    cfg = load_config(write_config(tmp_path, truncation_reward=-0.25))
+    assert env_config(cfg)["truncation_reward"] == -0.25
+    with pytest.raises(ConfigError, match="truncation_reward"):
+        load_config(write_config(tmp_path, truncation_reward=0.5))
 
 def test_snapshots_join_the_league_and_pfsp_counts_each_game():
     env = DragonstonesMultiAgentEnv({"num_players": 4, "league": {"mix": {"latest": 0.25, "snapshot": 0.75}}})
