@@ -25,7 +25,7 @@ from dragonstones_env.evaluation import (
 )
 from dragonstones_env.evaluation.facts import CHUNK
 from dragonstones_env.evaluation.journal import JOURNAL
-from dragonstones_env.evaluation.tournament import _context, _worker_init, play_tasks
+from dragonstones_env.evaluation.tournament import _worker_init, play_tasks, worker_context
 from dragonstones_env.policies import PolicyError
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -186,7 +186,7 @@ def test_games_play_with_one_blas_thread_and_the_callers_limit_comes_back():
         assert _blas_threads() == caller
     assert len(out[0]) == 2 and probe.threads == {1}
     assert _blas_threads() == before
-    with _context().Pool(1, _worker_init, ("dragonstones", 3, 0, False)) as pool:
+    with worker_context().Pool(1, _worker_init, ("dragonstones", 3, 0, False)) as pool:
         assert _blas_threads(pool.apply(threadpool_info)) == {1}
 
 

@@ -32,7 +32,6 @@ decisions) for ``training/bench_train.py``.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -42,6 +41,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env import games
+from dragonstones_env.evaluation.tournament import worker_context
 from dragonstones_env.play.single_agent import SingleAgentEnv
 from dragonstones_env.play.single_agent import make as make_table
 from dragonstones_env.policies import decide
@@ -226,7 +226,7 @@ class ShardedCollector(VecEnv):
         if not 1 <= workers <= n_envs:
             raise ValueError(f"workers must be 1..n_envs ({n_envs}), got {workers}")
         shares = [len(part) for part in np.array_split(np.arange(n_envs), workers)]
-        context = mp.get_context("forkserver")
+        context = worker_context()
         self.pipes, self.processes, self.bounds = [], [], []
         first = 0
         for share in shares:

@@ -36,7 +36,6 @@ The teacher and everything else come from the ``imitate`` section of the config
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,7 @@ import gymnasium as gym
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from dragonstones_env.evaluation.tournament import worker_context
 from dragonstones_env.policies import decide, load_policy
 
 
@@ -120,9 +120,8 @@ def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: 
         shares = [s for s in np.array_split(np.arange(games), workers) if len(s)]
         tasks = [(env_id, teacher, opponents, seed, int(s[0]), len(s), gamma, max_rows, target, env_kwargs)
                  for s in shares]
-        context = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
         # one BLAS thread a process, as the collector's workers (training/collector.py says why)
-        with ProcessPoolExecutor(len(tasks), mp_context=context, initializer=threadpool_limits,
+        with ProcessPoolExecutor(len(tasks), mp_context=worker_context(), initializer=threadpool_limits,
                                  initargs=(1,)) as pool:
             played = [game for part in pool.map(_play_share, tasks) for game in part]
     else:

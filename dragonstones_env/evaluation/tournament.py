@@ -101,7 +101,10 @@ def _worker_table_chunk(task: tuple[int, Sequence[tuple[int, Sequence[str]]]]) -
     return table, _worker_chunk(chunk)
 
 
-def _context() -> mp.context.BaseContext:
+def worker_context() -> mp.context.BaseContext:
+    """How every process pool here starts its workers (the evaluation's, the teacher games'):
+    forkserver where the system has it, spawn elsewhere, never fork, which would copy a parent's
+    torch threads and locks into the child."""
     return mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
 
 
@@ -169,7 +172,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
                     out[table].extend(done)
                     bar.update(len(chunk))
         else:
-            with _context().Pool(min(workers, len(tasks)), _worker_init,
+            with worker_context().Pool(min(workers, len(tasks)), _worker_init,
                                  (game, players, seed, deterministic)) as pool:
                 for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
                     note(table, done)
