@@ -150,6 +150,9 @@ FILE_BYTES: Mapping[str, int] = {
     "card": 1 * MB,  # a checkpoint's card.json (the champion's: 9 kB)
     "run_state": 16 * MB,  # a training run's state.json, eval.csv and model.zip mark
     "journal": 64 * MB,  # an unfinished evaluation's journal.jsonl (a 23,000-game panel: ~6 MB)
+    # a saved teacher collection (imitate.demonstrations), its arrays as unpacked: about 6 kB a
+    # decision, so 1,000 DrachenSchatten search games ~110 MB, a 12,000-game Fist clone ~3.8 GB
+    "demonstrations": 8000 * MB,
 }
 
 

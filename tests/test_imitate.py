@@ -17,6 +17,7 @@ pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 import torch
 
 import dragonstones_env  # noqa: F401  (registers the gym ids)
+from dragonstones_env.bounds import FILE_BYTES
 from training.config import PPO, ConfigError, load_config
 from training.envs import make_vec_env
 from training.imitate import (
@@ -281,6 +282,18 @@ def test_a_file_that_is_not_a_collection_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a saved collection"):
         saved_identity(path)
 
+
+
+def test_a_collection_that_would_unpack_too_large_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    # 32 MB of zeros deflate to ~32 kB: the zip directory's sizes are checked, not the file's
+    path = tmp_path / "bomb.npz"
+    np.savez_compressed(path, identity=np.str_(json.dumps(IDENTITY)), observations=np.zeros(8 * 2**20, np.float32))
+    assert path.stat().st_size < 2**20
+    monkeypatch.setitem(FILE_BYTES, "demonstrations", 2**20)
+    with pytest.raises(ValueError, match=r"unpack to \d+ bytes; a collection holds at most 1048576"):
+        saved_identity(path)
+    with pytest.raises(ValueError, match="unpack to"):
+        load_demonstrations(path, dict(IDENTITY), 10, 10)
 
 def _cloned_run(tmp_path, name, **imitate):
     cfg = {"total_timesteps": 128, "progress_bar": False, "n_envs": 1, "checkpoint_every": 128,

@@ -36,6 +36,7 @@ The teacher and everything else come from the ``imitate`` section of the config
 from __future__ import annotations
 
 import json
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ import gymnasium as gym
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from dragonstones_env.bounds import FILE_BYTES
 from dragonstones_env.evaluation.tournament import worker_context
 from dragonstones_env.policies import decide, load_policy
 
@@ -202,8 +204,24 @@ def save_demonstrations(demos: Demonstrations, path: str | Path, identity: dict[
     part.replace(path)
 
 
+def _check_size(path: str | Path) -> None:
+    """A collection whose arrays would unpack to more than ``FILE_BYTES["demonstrations"]`` is
+    refused before any is read: a small zip can hold huge compressed entries. The sizes are the
+    zip directory's, which bound what reading an entry returns."""
+    limit = FILE_BYTES["demonstrations"]
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (OSError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path} is not a saved collection of demonstrations ({err})") from None
+    if unpacked > limit:
+        raise ValueError(f"{path}: its arrays unpack to {unpacked} bytes; a collection holds at most {limit} "
+                         "(dragonstones_env/bounds.py FILE_BYTES)")
+
+
 def saved_identity(path: str | Path) -> dict[str, Any]:
-    """The settings a saved collection records (reads that entry only)."""
+    """The settings a saved collection records (reads that entry only, once the file's size is checked)."""
+    _check_size(path)
     try:
         with np.load(path, allow_pickle=False) as data:
             identity = json.loads(str(data["identity"][()]))
