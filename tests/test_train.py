@@ -49,6 +49,8 @@ def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path, capsys)
     assert card["algorithm"] == "MaskablePPO" and card["steps"] >= 1024
     assert card["config"]["ppo"]["net_arch"] == [32]
     assert {"vs_heuristic", "vs_random"} <= set(card["evaluation"])
+    copies = card["evaluation"]["copies"]  # the table of copies, where a stall would show
+    assert (copies["players"], copies["games"]) == (4, 3) and 0 <= copies["truncated"] <= 3
     assert "machine" in card and "git_commit" in card and card["wall_time_s"] > 0
     runs = tmp_path / "runs" / "tiny"
     assert len(list((runs / "snapshots").iterdir())) == 2  # at 512 and 1024 steps
@@ -58,7 +60,9 @@ def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path, capsys)
     panel = card["evaluation"]["panel"]
     assert panel["robustness"] == min(m["ratio"] for m in panel["mixes"])
     assert {m["opponent"] for m in panel["mixes"]} >= {"heuristic", "random"}
-    assert f"robustness: {panel['robustness']:.3f}" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"robustness: {panel['robustness']:.3f}" in printed
+    assert f"4 copies of the learner left {copies['truncated']} of 3 games to the step limit" in printed
     assert (runs / "latest.json").is_file()  # the league's `latest` seats follow the learner
     policy = load_policy(str(out), seed=0)
     result = play_game(lambda: env(num_players=4), [policy, RandomPolicy(1), RandomPolicy(2), RandomPolicy(3)],

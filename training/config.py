@@ -247,7 +247,7 @@ class EvalConfig:
     every: int = 50_000  # timesteps between evaluations against the heuristic
     games: int = 60  # games per periodic evaluation
     players: int = 4
-    final_games: int = 400  # games of the final evaluation (against heuristic, then random)
+    final_games: int = 400  # games of the final evaluation (against heuristic, then random, then copies)
     # The robustness figure (dragonstones_env/evaluation/panel.py: the worst per-seat win-rate ratio to
     # parity over every mix of k learners against players - k copies of each zoo bot, the
     # heuristic and random). A rough figure during training, a finer one at the end.

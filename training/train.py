@@ -44,7 +44,7 @@ from threadpoolctl import threadpool_limits
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
 from dragonstones_env.evaluation.facts import checked_options
-from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.play.arena import copies_match, seat_rotated_match
 from dragonstones_env.policies import PolicyError, load_policy, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import FolderVersions, publish_latest
@@ -88,6 +88,15 @@ def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int
         if deck is not None and callable(getattr(bot, "use_deck", None)):
             bot.use_deck(deck)  # a rule bot values the custom cards, as in dragonstones_env.evaluation
     return seat_rotated_match(make, hero, others, games, seed=seed)
+
+
+def copies_of_model(model: Any, cfg: Config, games: int, seed: int) -> dict[str, Any]:
+    """``eval.players`` copies of the model (sampling, each seat its own seed) at one table: how many
+    games they leave to the step limit, which no table of bots shows."""
+    options, _ = checked_options(cfg.game, cfg.eval.players, deck_options(cfg))
+    make = partial(cfg.spec.env, num_players=cfg.eval.players, **options)
+    copies = [CheckpointPolicy.from_sb3(model, spec="training", seed=seed + i) for i in range(cfg.eval.players)]
+    return copies_match(make, copies, games, seed=seed)
 
 
 def deck_options(cfg: Config) -> dict[str, Any]:
@@ -416,6 +425,11 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
+    if cfg.eval.final_games:
+        c = final["copies"] = copies_of_model(model, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        stall = " (a stall: a policy shipped here leaves none, tests/test_policies.py)" if c["truncated"] else ""
+        print(f"final: {c['players']} copies of the learner left {c['truncated']} of {c['games']} games to the "
+              f"step limit{stall}")
     if cfg.eval.final_panel_games:
         folder = refresh_latest(model, run, int(model.num_timesteps), cfg.env_name)
         p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2)

@@ -70,6 +70,21 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     return GameResult(seed, tuple(names), rewards, winners, truncated, steps, extra)
 
 
+
+def copies_match(make_env: Callable[[], Any], copies: Sequence[Any], games: int, seed: int = 0) -> dict[str, Any]:
+    """A table of ``copies`` (one policy instance a seat, the same weights) for ``games`` games.
+
+    The table a learner never faces alone: copies can stall where no bot would (DrachenSchatten's
+    two keys restore each other for ever, D4), so the count of games cut off at the step limit is
+    the figure to read; a shipped policy has none (tests/test_policies.py).
+    """
+    truncated = steps = 0
+    for g in range(games):
+        result = play_game(make_env, copies, ["copy"] * len(copies), seed + g)
+        truncated += result.truncated
+        steps += result.steps
+    return {"players": len(copies), "games": games, "truncated": truncated, "mean_steps": steps / max(games, 1)}
+
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a win rate."""
     if games == 0:
