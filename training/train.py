@@ -44,7 +44,7 @@ from threadpoolctl import threadpool_limits
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
 from dragonstones_env.evaluation.facts import checked_options
-from dragonstones_env.play.arena import copies_match, seat_rotated_match
+from dragonstones_env.play.arena import copies_match, copies_summary, seat_rotated_match
 from dragonstones_env.policies import PolicyError, load_policy, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import FolderVersions, publish_latest
@@ -426,10 +426,8 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        c = final["copies"] = copies_of_model(model, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
-        stall = " (a stall: a policy shipped here leaves none, tests/test_policies.py)" if c["truncated"] else ""
-        print(f"final: {c['players']} copies of the learner left {c['truncated']} of {c['games']} games to the "
-              f"step limit{stall}")
+        final["copies"] = copies_of_model(model, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        print(f"final: {copies_summary(final['copies'])}")
     if cfg.eval.final_panel_games:
         folder = refresh_latest(model, run, int(model.num_timesteps), cfg.env_name)
         p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2)

@@ -36,7 +36,7 @@ import training
 from dragonstones_env.bounds import Bound, read_text_limited
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
-from dragonstones_env.play.arena import seat_rotated_match
+from dragonstones_env.play.arena import copies_match, copies_summary, seat_rotated_match
 from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, CheckpointPolicy, expected_layout
 from training.league import KINDS
@@ -292,6 +292,13 @@ def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int
     return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
 
 
+def copies_of_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, seed: int) -> dict[str, Any]:
+    """``eval.players`` copies of the policy at one table: the games they leave to the step limit."""
+    make = cfg.spec.env
+    copies = [CheckpointPolicy(weights, activation, spec="training", seed=seed + i) for i in range(cfg.eval.players)]
+    return copies_match(lambda: make(num_players=cfg.eval.players), copies, games, seed=seed)
+
+
 def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], env_name: str) -> Path:
     """``policy.npz`` + ``card.json``: a checkpoint folder ``load_policy`` plays with numpy only."""
 
@@ -456,6 +463,9 @@ def main(argv: list[str] | None = None) -> int:
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
+    if cfg.eval.final_games:
+        final["copies"] = copies_of_weights(weights, activation, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        print(f"final: {copies_summary(final['copies'])}")
     card = {
         "steps": steps,
         "wall_time_s": round(state["wall_time"], 1),

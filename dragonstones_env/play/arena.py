@@ -85,6 +85,13 @@ def copies_match(make_env: Callable[[], Any], copies: Sequence[Any], games: int,
         steps += result.steps
     return {"players": len(copies), "games": games, "truncated": truncated, "mean_steps": steps / max(games, 1)}
 
+
+def copies_summary(result: dict[str, Any], who: str = "the learner") -> str:
+    """One line of :func:`copies_match`'s result, as the trainers print it."""
+    stall = " (a stall: a policy shipped here leaves none, tests/test_policies.py)" if result["truncated"] else ""
+    return (f"{result['players']} copies of {who} left {result['truncated']} of {result['games']} games to the "
+            f"step limit{stall}")
+
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a win rate."""
     if games == 0:

@@ -255,7 +255,8 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
 
     assert card["layout"] == LAYOUT_SIGNATURE
     assert card["config"]["ray"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
-    assert {"vs_heuristic", "vs_random"} <= set(card["evaluation"])
+    assert {"vs_heuristic", "vs_random", "copies"} <= set(card["evaluation"])
+    assert card["evaluation"]["copies"]["games"] == 2
     assert card["machine"]["ray"] and "git_commit" in card and card["wall_time_s"] > 0
     runs = tmp_path / "runs" / "tiny"
     assert len(list((runs / "snapshots").iterdir())) >= 1
