@@ -70,7 +70,6 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     return GameResult(seed, tuple(names), rewards, winners, truncated, steps, extra)
 
 
-
 def copies_match(make_env: Callable[[], Any], copies: Sequence[Any], games: int, seed: int = 0) -> dict[str, Any]:
     """A table of ``copies`` (one policy instance a seat, the same weights) for ``games`` games.
 
@@ -91,6 +90,7 @@ def copies_summary(result: dict[str, Any], who: str = "the learner") -> str:
     stall = " (a stall: a policy shipped here leaves none, tests/test_policies.py)" if result["truncated"] else ""
     return (f"{result['players']} copies of {who} left {result['truncated']} of {result['games']} games to the "
             f"step limit{stall}")
+
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a win rate."""
