@@ -30,6 +30,7 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -78,10 +79,16 @@ def make_venv(cfg: Config, opponents: Any) -> Any:
                              collector=cfg.collector, workers=cfg.workers, **env_kwargs(cfg, opponents))
 
 
+def eval_table(cfg: Config) -> tuple[Callable[[], Any], Any]:
+    """What the final and periodic evaluations play at: ``eval.players`` seats with the config's deck
+    (checked), and that deck (None: the box's), which rule bots are told."""
+    options, deck = checked_options(cfg.game, cfg.eval.players, deck_options(cfg))
+    return partial(cfg.spec.env, num_players=cfg.eval.players, **options), deck
+
+
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
     """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
-    options, deck = checked_options(cfg.game, cfg.eval.players, deck_options(cfg))
-    make = partial(cfg.spec.env, num_players=cfg.eval.players, **options)
+    make, deck = eval_table(cfg)
     hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed)
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     for bot in others:
@@ -93,8 +100,7 @@ def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int
 def copies_of_model(model: Any, cfg: Config, games: int, seed: int) -> dict[str, Any]:
     """``eval.players`` copies of the model (sampling, each seat its own seed) at one table: how many
     games they leave to the step limit, which no table of bots shows."""
-    options, _ = checked_options(cfg.game, cfg.eval.players, deck_options(cfg))
-    make = partial(cfg.spec.env, num_players=cfg.eval.players, **options)
+    make, _ = eval_table(cfg)
     copies = [CheckpointPolicy.from_sb3(model, spec="training", seed=seed + i) for i in range(cfg.eval.players)]
     return copies_match(make, copies, games, seed=seed)
 

@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -286,17 +287,15 @@ def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int
                      seed: int) -> dict[str, Any]:
     """The policy (sampling) in one seat against ``opponent`` bots, seats rotated (as training/train.py)."""
 
-    make = cfg.spec.env
     hero = CheckpointPolicy(weights, activation, spec="training", seed=seed)
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
-    return seat_rotated_match(lambda: make(num_players=cfg.eval.players), hero, others, games, seed=seed)
+    return seat_rotated_match(partial(cfg.spec.env, num_players=cfg.eval.players), hero, others, games, seed=seed)
 
 
 def copies_of_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, seed: int) -> dict[str, Any]:
     """``eval.players`` copies of the policy at one table: the games they leave to the step limit."""
-    make = cfg.spec.env
     copies = [CheckpointPolicy(weights, activation, spec="training", seed=seed + i) for i in range(cfg.eval.players)]
-    return copies_match(lambda: make(num_players=cfg.eval.players), copies, games, seed=seed)
+    return copies_match(partial(cfg.spec.env, num_players=cfg.eval.players), copies, games, seed=seed)
 
 
 def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], env_name: str) -> Path:
