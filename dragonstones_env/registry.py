@@ -58,6 +58,11 @@ class GameSpec:
     # tests/contract checks both against random games.
     reward_range: Callable[[int], tuple[float, float]] | None = None
     max_decisions: Callable[[int, Mapping[str, Any]], int | None] | None = None
+    # What a policy trained with some env options sees of an evaluation's table, which shows all a seat may
+    # know (Fist's recall mode): ``seat_view(options) -> f`` with ``f(observations) -> observations`` (one vector
+    # or a batch), or None for all of it; a ValueError names an option value the game does not know. A policy's
+    # card records its options, so it sees at every table what it learnt from (Fist's table mode hides coins).
+    seat_view: Callable[[Mapping[str, Any]], Callable[[Any], Any] | None] = field(default=lambda options: None)
 
     @property
     def name(self) -> str:

@@ -89,20 +89,22 @@ def test_a_resumed_run_publishes_its_own_latest_weights(tmp_path):
     from sb3_contrib import MaskablePPO
 
     from dragonstones_env.play.single_agent import make as make_gym
+    from training.config import Config
     from training.train import RunFolders, refresh_latest
 
+    cfg = Config()
     run = RunFolders(tmp_path / "run", tmp_path / "out")
     model = MaskablePPO("MlpPolicy", make_gym("dragonstones", num_players=3), n_steps=64, batch_size=32,
                         policy_kwargs={"net_arch": [8]}, device="cpu")
     for t in (300, 325):  # the stopped timeline
-        refresh_latest(model, run, t, "dragonstones_v1")
-    published = refresh_latest(model, run, 200, "dragonstones_v1")  # resumed from the checkpoint at 200
+        refresh_latest(model, run, t, cfg)
+    published = refresh_latest(model, run, 200, cfg)  # resumed from the checkpoint at 200
     pointer = json.loads((run.root / "latest.json").read_text())["path"]
     assert Path(pointer) == published and (published / "policy.npz").is_file()
     load_policy(pointer)  # what a league seat loads
     assert sorted(p.name for p in run.latest.iterdir()) == ["step-000000200", "step-000000325"]  # + the previous
     # resumed again from the same checkpoint: the published folder is not rewritten under a reader
-    again = refresh_latest(model, run, 200, "dragonstones_v1")
+    again = refresh_latest(model, run, 200, cfg)
     assert again.name == "step-000000200-1" and (published / "policy.npz").is_file()
     assert sorted(p.name for p in run.latest.iterdir()) == ["step-000000200", "step-000000200-1"]
     # a pointer to a folder that is gone (a run stopped by the old pruning) seats the zoo, not a crash
@@ -276,3 +278,32 @@ def test_time_budget_stops_training_early(tmp_path):
     assert train(["--config", str(config)]) == 0
     card = json.loads((tmp_path / "policies" / "budget" / "card.json").read_text())
     assert 0 < card["steps"] < 1_000_000
+
+
+def test_a_table_mode_run_is_evaluated_and_shipped_seeing_what_it_learnt_from(tmp_path, monkeypatch):
+    """Evaluations play at recall tables: a run in Fist's table mode (F43) must hide the others' coins
+    from its learner there, and every card it writes says so, for load_policy to do the same."""
+    import training.train as train_module
+    from dragonstones_env.games.fist.observation import hide_coins
+
+    seen = []
+
+    def watched(match):
+        def play(make, *policies, **kwargs):
+            seen.extend(p.view for p in (policies[0] if isinstance(policies[0], list) else [policies[0]]))
+            return match(make, *policies, **kwargs)
+        return play
+
+    monkeypatch.setattr(train_module, "seat_rotated_match", watched(train_module.seat_rotated_match))
+    monkeypatch.setattr(train_module, "copies_match", watched(train_module.copies_match))
+    assert train(["--config", str(write_config(tmp_path, run_name="blind", observation_mode="table"))]) == 0
+    assert len(seen) >= 3 + 4 and all(view is hide_coins for view in seen)  # the heroes and the 4 copies
+    out, runs = tmp_path / "policies" / "blind", tmp_path / "runs" / "blind"
+    for folder in (out, *(runs / "snapshots").iterdir()):
+        assert json.loads((folder / "card.json").read_text())["env_options"]["observation_mode"] == "table"
+        assert load_policy(str(folder)).view is hide_coins
+    recall = tmp_path / "policies" / "sighted"
+    assert train(["--config", str(write_config(tmp_path, run_name="sighted", total_timesteps=256,
+                                               eval={"every": 10**6, "games": 1, "final_games": 0}))]) == 0
+    assert json.loads((recall / "card.json").read_text())["env_options"]["observation_mode"] == "recall"
+    assert load_policy(str(recall)).view is None

@@ -71,7 +71,7 @@ def bench(cfg: Config, steps: int, label: str) -> dict[str, Any]:
         model = new_model(venv, cfg.ppo, cfg.seed, cfg.device)
         if cfg.start:
             start.apply_start(model, start.read_start(cfg.start, cfg.env_name))
-        refresh_latest(model, run, 0, cfg.env_name)
+        refresh_latest(model, run, 0, cfg)
         timer = PhaseTimer()
         state: dict[str, Any] = {"wall_time": 0.0, "evaluations": []}
         started = time.perf_counter()

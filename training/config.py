@@ -315,6 +315,11 @@ class RunConfig:
             mine.update(characters=self.characters, exclude=list(self.exclude))
         return {k: v for k, v in mine.items() if k in self.spec.options}
 
+    def learner_view(self) -> Any:
+        """What the learner sees of an evaluation's table, which shows all a seat may know: what it learns
+        from (the game's ``seat_view``; Fist's table mode hides the coins), or None (all of it)."""
+        return self.spec.seat_view(self.env_options())
+
 
 @dataclass
 class Config(RunConfig):

@@ -57,7 +57,7 @@ import numpy as np
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.core import same_game
 from dragonstones_env.policies import load_policy, mixture
-from dragonstones_env.policies.checkpoint import CARD_FILE, CheckpointPolicy
+from dragonstones_env.policies.checkpoint import CARD_FILE, CheckpointPolicy, card_view
 
 KINDS = ("latest", "snapshot", "zoo", "heuristic", "random", "pool")
 LATEST_POINTER = "latest.json"  # in the run folder: {"path": folder of the newest weights}
@@ -131,8 +131,9 @@ class PushedVersions:
         item = self.pushed.get(spec) or self.provided.get(spec)
         if item is None:  # a built-in name: nothing to read
             return load_policy(spec, seed=seed)
-        return CheckpointPolicy(item["weights"], item.get("activation", "tanh"), spec=spec, card=item.get("card"),
-                                seed=seed)
+        card = item.get("card")
+        return CheckpointPolicy(item["weights"], item.get("activation", "tanh"), spec=spec, card=card, seed=seed,
+                                view=card_view(card, spec) if card else None)
 
 
 class League:

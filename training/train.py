@@ -89,7 +89,7 @@ def eval_table(cfg: Config) -> tuple[Callable[[], Any], Any]:
 def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
     """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
     make, deck = eval_table(cfg)
-    hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed)
+    hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed, view=cfg.learner_view())
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     for bot in others:
         if deck is not None and callable(getattr(bot, "use_deck", None)):
@@ -101,7 +101,8 @@ def copies_of_model(model: Any, cfg: Config, games: int, seed: int) -> dict[str,
     """``eval.players`` copies of the model (sampling, each seat its own seed) at one table: how many
     games they leave to the step limit, which no table of bots shows."""
     make, _ = eval_table(cfg)
-    copies = [CheckpointPolicy.from_sb3(model, spec="training", seed=seed + i) for i in range(cfg.eval.players)]
+    copies = [CheckpointPolicy.from_sb3(model, spec="training", seed=seed + i, view=cfg.learner_view())
+              for i in range(cfg.eval.players)]
     return copies_match(make, copies, games, seed=seed)
 
 
@@ -251,14 +252,20 @@ class RunFolders:
         return folder
 
 
-def refresh_latest(model: Any, run: RunFolders, t: int, env_name: str) -> Path:
+def write_checkpoint(model: Any, folder: Path, cfg: Config, card: dict[str, Any], with_model: bool = True) -> Path:
+    """A checkpoint folder of this run: ``card`` and the env options it learns with, which its card must
+    carry for it to see every table as it saw its own (``card_view``: Fist's table mode hides coins)."""
+    return save_checkpoint(model, folder, {**card, "env_options": cfg.env_options()}, cfg.env_name, with_model)
+
+
+def refresh_latest(model: Any, run: RunFolders, t: int, cfg: Config) -> Path:
     """The learner's current weights take the league's `latest` seats. The folder published before
     is kept too (a worker may be loading it) and every other is removed. Not "the two newest by step":
     a run resumed from an earlier checkpoint writes a step below those its stopped timeline left, and
     must neither delete what it has just published nor keep that timeline's weights."""
     before = FolderVersions(str(run.root)).latest()
     folder = run.latest_at(t)
-    save_checkpoint(model, folder, {"steps": t, "latest": True}, env_name, with_model=False)
+    write_checkpoint(model, folder, cfg, {"steps": t, "latest": True}, with_model=False)
     publish_latest(run.root, folder)
     keep = {folder.resolve()} | ({Path(before).resolve()} if before else set())
     for old in run.latest.iterdir():
@@ -303,7 +310,7 @@ class LeagueCallback(BaseCallback):
         cfg, t = self.cfg, self.num_timesteps
         if t >= self.next_latest:
             self.next_latest = t + cfg.league.latest_every
-            refresh_latest(self.model, self.run, t, cfg.env_name)
+            refresh_latest(self.model, self.run, t, cfg)
         if t >= self.next_snapshot:
             self.next_snapshot += cfg.league.snapshot_every
             self.snapshot(t)
@@ -324,16 +331,15 @@ class LeagueCallback(BaseCallback):
 
     def snapshot(self, t: int) -> None:
         """A past version for the league's PFSP seats; only the newest ``max_snapshots`` are kept."""
-        save_checkpoint(self.model, self.run.snapshots / f"step-{t:09d}", {"steps": t, "snapshot": True},
-                        self.cfg.env_name, with_model=False)
+        write_checkpoint(self.model, self.run.snapshots / f"step-{t:09d}", self.cfg, {"steps": t, "snapshot": True},
+                         with_model=False)
         for old in sorted(self.run.snapshots.iterdir())[: -self.cfg.league.max_snapshots]:
             shutil.rmtree(old)
 
     def move_leash(self, t: int) -> None:
         """Regularised self-play: the leash now pulls toward the learner's weights of step ``t``
         (saved as the run's anchor, so that --resume leashes to the same ones)."""
-        save_checkpoint(self.model, self.run.anchor, {"steps": t, "anchor": True}, self.cfg.env_name,
-                        with_model=False)
+        write_checkpoint(self.model, self.run.anchor, self.cfg, {"steps": t, "anchor": True}, with_model=False)
         self.leash = load_checkpoint(self.run.anchor, "anchor", seed=0, deterministic=False)
         self.state["magnet_steps"] = t
 
@@ -346,7 +352,7 @@ class LeagueCallback(BaseCallback):
         rob = ""
         if self.next_panel is not None and t >= self.next_panel:
             self.next_panel += cfg.eval.panel_every
-            p = run_panel(cfg, refresh_latest(self.model, self.run, t, cfg.env_name), cfg.eval.panel_games,
+            p = run_panel(cfg, refresh_latest(self.model, self.run, t, cfg), cfg.eval.panel_games,
                           seed=20_000 + t)  # the panel plays the weights of now
             self.logger.record("eval/robustness", p["robustness"])
             result["panel"] = p
@@ -417,7 +423,7 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
         if cfg.imitate.teacher:
             state["imitation"] = imitate(model, cfg)
     if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
-        save_checkpoint(model, run.anchor, {"steps": 0, "anchor": True}, cfg.env_name, with_model=False)
+        write_checkpoint(model, run.anchor, cfg, {"steps": 0, "anchor": True}, with_model=False)
     return model, state
 
 
@@ -435,7 +441,7 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
         final["copies"] = copies_of_model(model, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
         print(f"final: {copies_summary(final['copies'])}")
     if cfg.eval.final_panel_games:
-        folder = refresh_latest(model, run, int(model.num_timesteps), cfg.env_name)
+        folder = refresh_latest(model, run, int(model.num_timesteps), cfg)
         p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2)
         final["panel"] = p
         w = p["worst_mix"]
@@ -533,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     if not run.eval_csv.exists():
         run.eval_csv.write_text("timesteps,win_rate,ci_low,ci_high,robustness\n")
 
-    refresh_latest(model, run, model.num_timesteps, cfg.env_name)  # the league's latest seats, from the first game
+    refresh_latest(model, run, model.num_timesteps, cfg)  # the league's latest seats, from the first game
     callback = LeagueCallback(cfg, run, state, leash)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
@@ -556,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
         **({"start": state["start"]} if "start" in state else {}),
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
     }
-    save_checkpoint(model, run.out, card, cfg.env_name)
+    write_checkpoint(model, run.out, cfg, card)
     print(f"wrote {run.out} ({model.num_timesteps} timesteps, {state['wall_time']:.0f} s); "
           f"load it with load_policy({str(run.out)!r}), ship it with python -m training.promote")
     return 0

@@ -166,7 +166,8 @@ def pool_item(spec: str, env_name: str | None = None) -> Any:
     if env_name is not None and plays is not None and not same_game(plays, env_name):
         raise ValueError(f"league pool policy {spec!r} plays {plays}, not {env_name}")
     if isinstance(policy, CheckpointPolicy):
-        return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation}
+        return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation,
+                "card": policy.card}  # what it sees of the table (card_view) travels with it
     return spec
 
 
@@ -287,14 +288,15 @@ def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int
                      seed: int) -> dict[str, Any]:
     """The policy (sampling) in one seat against ``opponent`` bots, seats rotated (as training/train.py)."""
 
-    hero = CheckpointPolicy(weights, activation, spec="training", seed=seed)
+    hero = CheckpointPolicy(weights, activation, spec="training", seed=seed, view=cfg.learner_view())
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
     return seat_rotated_match(partial(cfg.spec.env, num_players=cfg.eval.players), hero, others, games, seed=seed)
 
 
 def copies_of_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, seed: int) -> dict[str, Any]:
     """``eval.players`` copies of the policy at one table: the games they leave to the step limit."""
-    copies = [CheckpointPolicy(weights, activation, spec="training", seed=seed + i) for i in range(cfg.eval.players)]
+    copies = [CheckpointPolicy(weights, activation, spec="training", seed=seed + i, view=cfg.learner_view())
+              for i in range(cfg.eval.players)]
     return copies_match(partial(cfg.spec.env, num_players=cfg.eval.players), copies, games, seed=seed)
 
 
@@ -431,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             next_snapshot = (steps // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
             weights = current_weights(algo)
             folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
-                                  {"steps": steps, "snapshot": True}, cfg.env_name)
+                                  {"steps": steps, "snapshot": True, "env_options": cfg.env_options()}, cfg.env_name)
             for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
                 shutil.rmtree(old)
             if snapshots_used:
@@ -469,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps": steps,
         "wall_time_s": round(state["wall_time"], 1),
         "config": cfg.to_dict(),
+        "env_options": cfg.env_options(),
         "machine": machine("torch", "ray"),
         "git_commit": git_commit(),
         "evaluation": final,

@@ -23,7 +23,9 @@ Checkpoints are exchanged between users, so loading one trusts nothing in it:
   (a float64 of 1e39 is finite, and infinite as a float32);
 * ``card.json``: at most :data:`MAX_CARD_BYTES` bytes, nested at most :data:`MAX_CARD_DEPTH`
   deep, a JSON object whose ``algorithm``, ``env`` and ``layout`` are strings naming a known
-  game and its current layout (:func:`read_card`, :func:`expected_layout`).
+  game and its current layout (:func:`read_card`, :func:`expected_layout`); its ``env_options``
+  (the env options it was trained with), when known to shape what it sees, are checked by the
+  game (:func:`card_view`: a policy of Fist's table mode hides the coins a recall table shows).
 
 This module owns the checkpoint file format; :mod:`dragonstones_env.policies.registry` loads through it.
 Every failure is a :class:`~dragonstones_env.policies.base.PolicyError` naming the file and the problem.
@@ -35,6 +37,7 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +213,8 @@ class CheckpointPolicy:
 
     def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
                  spec: str = "checkpoint", card: dict[str, Any] | None = None, seed: int | None = None,
-                 deterministic: bool = False, critic_file: Path | None = None):
+                 deterministic: bool = False, critic_file: Path | None = None,
+                 view: Callable[[np.ndarray], np.ndarray] | None = None):
         if activation not in ACTIVATIONS:
             raise PolicyError(f"policy {spec!r}: unknown activation {activation!r} (known: {sorted(ACTIVATIONS)})")
         self.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
@@ -222,6 +226,9 @@ class CheckpointPolicy:
         self.game: str | None = self.card.get("env")
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        # What it sees of the table's observations: what it was trained on (card_view), e.g. a policy of
+        # Fist's table mode hides the coins an evaluation's recall table shows. None: all of it.
+        self.view = view
         # The critic is read at its first use (only a search asks for it): loading the actor to play
         # stays as cheap as it was, and a checkpoint without value.npz plays as before.
         self._critic_file = critic_file
@@ -252,7 +259,8 @@ class CheckpointPolicy:
         except PolicyError as err:
             raise PolicyError(f"policy {spec!r}: {err}") from None
         critic = path / VALUE_FILE
-        return cls(weights, activation, spec, card, seed, deterministic, critic if critic.is_file() else None)
+        return cls(weights, activation, spec, card, seed, deterministic, critic if critic.is_file() else None,
+                   view=card_view(card, spec))
 
     def save_npz(self, path: Path) -> None:
         save_mlp(path, self.weights, self.activation)
@@ -262,8 +270,8 @@ class CheckpointPolicy:
         self.rng = np.random.default_rng(seed)
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The masked action probabilities for a batch of observations."""
-        logits = _forward(self.weights, self._act_fn, observations).astype(np.float64)
+        """The masked action probabilities for a batch of the table's observations."""
+        logits = _forward(self.weights, self._act_fn, self._seen(observations)).astype(np.float64)
         # finite weights can still overflow float32 (relu): keep every legal logit a number
         logits = np.nan_to_num(logits, nan=0.0, posinf=1e300, neginf=-1e300)
         masks = np.asarray(masks)
@@ -304,7 +312,10 @@ class CheckpointPolicy:
                 raise PolicyError(f"policy {self.spec!r}: {err}") from None
             self._critic = weights, ACTIVATIONS[activation]
         weights, act_fn = self._critic
-        return float(_forward(weights, act_fn, observation["observation"][None])[0, 0])
+        return float(_forward(weights, act_fn, self._seen(observation["observation"][None]))[0, 0])
+
+    def _seen(self, observations: np.ndarray) -> np.ndarray:
+        return observations if self.view is None else self.view(observations)
 
     def __repr__(self) -> str:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
@@ -416,6 +427,24 @@ def expected_layout(env_name: str) -> str:
     """The layout signature of a game's observations and actions, by its env name."""
     cls = _game_class(env_name)
     return cls.metadata["layout"]
+
+
+def card_view(card: dict[str, Any], spec: str = "checkpoint") -> Callable[[np.ndarray], np.ndarray] | None:
+    """What a checkpoint sees of a table (:attr:`CheckpointPolicy.view`): its game's ``seat_view`` of the env
+    options it was trained with, the card's ``env_options`` (cards written before it hold them among their
+    ``config``'s keys; neither: the env's defaults, e.g. Fist's recall mode)."""
+    options = card.get("env_options")
+    if options is None:
+        options = card.get("config") if isinstance(card.get("config"), dict) else {}
+    if not isinstance(options, dict):
+        raise PolicyError(f"policy {spec!r}: card.json: 'env_options' must be an object, got {type(options).__name__}")
+    game = next((g for g in games.all() if g.name == card.get("env")), None)
+    if game is None:  # a card built in memory without its game (read_card checks every card read from a file)
+        return None
+    try:
+        return game.seat_view(options)
+    except ValueError as err:
+        raise PolicyError(f"policy {spec!r}: card.json: {err}") from None
 
 
 def game_spaces(env_name: str) -> tuple[int, int]:

@@ -260,6 +260,9 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     assert card["machine"]["ray"] and "git_commit" in card and card["wall_time_s"] > 0
     runs = tmp_path / "runs" / "tiny"
     assert len(list((runs / "snapshots").iterdir())) >= 1
+    # every card says what its policy sees (card_view): the env options it learnt with
+    for folder in (out, *(runs / "snapshots").iterdir()):
+        assert json.loads((folder / "card.json").read_text())["env_options"]["observation_mode"] == "recall"
     assert (runs / "eval.csv").read_text().count("\n") >= 2
 
     # load_policy plays it with numpy only, as an opponent anywhere: a game, an evaluation, SB3's env
@@ -329,3 +332,29 @@ def test_snapshots_reach_every_env_runner(ray_local, tmp_path):
         assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 200
     finally:
         algo.stop()
+
+
+def test_a_table_mode_learner_sees_the_evaluations_and_the_pool_as_it_learns(tmp_path, monkeypatch):
+    """Fist's table mode (F43) in the RLlib trainer: its evaluations (recall tables) hide the others'
+    coins from the learner, and a table-mode pool policy keeps its view on the env runners."""
+    import training.train_rllib as trainer
+    from dragonstones_env.games.fist.observation import hide_coins
+    from tests.checkpoints import random_actor, write_checkpoint
+    from training.league import PushedVersions
+
+    seen = []
+    monkeypatch.setattr(trainer, "seat_rotated_match", lambda make, hero, *a, **k: seen.append(hero.view) or {})
+    monkeypatch.setattr(trainer, "copies_match", lambda make, copies, *a, **k: seen.extend(c.view for c in copies))
+    weights = random_actor(0)
+    for mode, view in (("table", hide_coins), ("recall", None)):
+        cfg = load_config(write_config(tmp_path, observation_mode=mode))
+        seen.clear()
+        trainer.evaluate_weights(weights, "tanh", cfg, 1, "random", seed=0)
+        trainer.copies_of_weights(weights, "tanh", cfg, 1, seed=0)
+        assert seen == [view] * (1 + cfg.eval.players)
+    folder = write_checkpoint(tmp_path / "blind", seed=1)
+    card = json.loads((folder / "card.json").read_text())
+    (folder / "card.json").write_text(json.dumps({**card, "env_options": {"observation_mode": "table"}}))
+    item = pool_item(str(folder))
+    assert item["card"]["env_options"] == {"observation_mode": "table"}
+    assert PushedVersions(provided={"blind": item}).build("blind", seed=0).view is hide_coins

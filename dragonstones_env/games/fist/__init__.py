@@ -69,6 +69,7 @@ SPEC = register(GameSpec(
     zoo=("value", "aggressor", "miser", "collector"), figures=figures,
     stall="share of auctions nobody wins (passed, cursed, or tied with no tie-break winner)",
     sample_state=sample_state, reward_range=reward_range, max_decisions=max_decisions,
+    seat_view=observation.seat_view,
 ))
 
 __all__ = ["SPEC", "Game", "decode", "env", "figures", "max_decisions", "raw_env", "replay", "reward_range",

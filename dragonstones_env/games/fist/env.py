@@ -22,7 +22,8 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
 * ``num_players`` (4): 3 to 6.
 * ``observation_mode`` (``"recall"``): ``"recall"`` shows every player's coins as a player
   with perfect recall derives them from public events (F43); ``"table"`` only what is on
-  the table now.
+  the table now. A checkpoint's card records it: one trained in table mode hides the others'
+  coins itself at a recall table (``observation.seat_view``), as every evaluation's table is.
 * ``max_turns`` (40): turns before the game is truncated (F18), 1..1000 (the bounds table,
   ``dragonstones_env/bounds.py``); random play ends in 17 turns on average, see the README.
 * ``illegal_action`` (``"raise"``): ``"raise"`` raises ``ValueError`` and changes nothing;
@@ -50,7 +51,7 @@ from . import actions as A
 from . import custom
 from .cards import COLOURS
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
-from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
+from .observation import LAYOUT, MODES, OBS_HIGH, OBS_SIZE, Observer
 from .picture import picture as draw_picture
 
 METADATA = env_metadata("dragonstones_v1", LAYOUT, A.NUM_ACTIONS)
@@ -74,7 +75,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
 
     def _validate(self, cfg: dict[str, Any]) -> None:
-        if cfg["observation_mode"] not in ("recall", "table"):
+        if cfg["observation_mode"] not in MODES:
             raise ValueError(f"observation_mode must be 'recall' or 'table', got {cfg['observation_mode']!r}")
         # the bounds table (dragonstones_env/bounds.py): nan or 1e308 would make every reward nan or inf
         cfg["max_turns"] = check_bound("max_turns", cfg["max_turns"])

@@ -17,6 +17,7 @@ the order of the face-down characters.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -160,6 +161,27 @@ _HIDDEN_COINS: np.ndarray = np.array(
 )
 
 
+MODES = ("recall", "table")
+
+
+def hide_coins(observations: np.ndarray) -> np.ndarray:
+    """Table mode's observation (F43) from recall mode's, for one vector or a batch: the other seats'
+    coins behind their screens (and their ``coins_known`` flags) zeroed, in a copy."""
+    out = np.array(observations, np.float32)
+    out[..., _HIDDEN_COINS] = 0.0
+    return out
+
+
+def seat_view(options: Mapping[str, Any]) -> Callable[[np.ndarray], np.ndarray] | None:
+    """What a policy trained with these env options sees of a recall-mode table: ``None`` (all of it)
+    for ``observation_mode: "recall"``, :func:`hide_coins` for ``"table"``. Evaluations play at recall
+    tables, so a table-mode policy must hide the coins itself to see what it learnt from."""
+    mode = options.get("observation_mode", "recall")
+    if mode not in MODES:
+        raise ValueError(f"observation_mode must be 'recall' or 'table', got {mode!r}")
+    return hide_coins if mode == "table" else None
+
+
 class Observer(ObserverBase):
     """Builds observations of one game for any viewer, reusing what has not changed.
 
@@ -172,7 +194,7 @@ class Observer(ObserverBase):
     observation = OBSERVATION
 
     def __init__(self, mode: str = "recall"):
-        if mode not in ("recall", "table"):
+        if mode not in MODES:
             raise ValueError(f"observation_mode must be 'recall' or 'table', got {mode!r}")
         self.mode = mode
         self._public: np.ndarray | None = None
