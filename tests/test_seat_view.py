@@ -16,7 +16,7 @@ from dragonstones_env import env, games
 from dragonstones_env.games.fist.observation import hide_coins, seat_view
 from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.base import PolicyError
-from dragonstones_env.policies.checkpoint import CheckpointPolicy, card_view, save_mlp
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, card_view, save_mlp, trained_options
 from tests.checkpoints import random_actor, write_checkpoint
 
 
@@ -114,3 +114,12 @@ def test_card_view_of_a_card_built_in_memory():
     assert card_view({"env": "dragonstones_v1", "env_options": {"observation_mode": "table"}}) is hide_coins
     ds = games.get("drachenschatten").name  # a game of one mode ignores the option
     assert card_view({"env": ds, "env_options": {"observation_mode": "table"}}) is None
+
+
+def test_trained_options_are_the_games_options_from_either_place():
+    fist = games.get("dragonstones").name
+    old = {"env": fist, "config": {"observation_mode": "table", "seed": 3, "ppo": {}}}  # a card before env_options
+    assert trained_options(old) == {"observation_mode": "table"}
+    assert trained_options({"env": fist, "env_options": {"reward_shaping": 0.1}, "config": old["config"]}) \
+        == {"reward_shaping": 0.1}  # env_options, when written, are what the run learnt with
+    assert trained_options({"config": old["config"]}) == {}  # no game named: no option is known

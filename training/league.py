@@ -133,7 +133,7 @@ class PushedVersions:
             return load_policy(spec, seed=seed)
         card = item.get("card")
         return CheckpointPolicy(item["weights"], item.get("activation", "tanh"), spec=spec, card=card, seed=seed,
-                                view=card_view(card, spec) if card else None)
+                                view=card_view(card or {}, spec))
 
 
 class League:

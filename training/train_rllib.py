@@ -39,7 +39,13 @@ from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
 from dragonstones_env.play.arena import copies_match, copies_summary, seat_rotated_match
 from dragonstones_env.policies import PolicyError, load_policy, marks
-from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, CheckpointPolicy, expected_layout
+from dragonstones_env.policies.checkpoint import (
+    CARD_FILE,
+    POLICY_FILE,
+    CheckpointPolicy,
+    expected_layout,
+    trained_options,
+)
 from training.league import KINDS
 
 from .config import (
@@ -167,7 +173,8 @@ def pool_item(spec: str, env_name: str | None = None) -> Any:
         raise ValueError(f"league pool policy {spec!r} plays {plays}, not {env_name}")
     if isinstance(policy, CheckpointPolicy):
         return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation,
-                "card": policy.card}  # what it sees of the table (card_view) travels with it
+                # what it sees of the table (card_view) travels with it; not the whole card (100 kB of panels)
+                "card": {"env": policy.game, "env_options": trained_options(policy.card, spec)}}
     return spec
 
 

@@ -429,22 +429,35 @@ def expected_layout(env_name: str) -> str:
     return cls.metadata["layout"]
 
 
-def card_view(card: dict[str, Any], spec: str = "checkpoint") -> Callable[[np.ndarray], np.ndarray] | None:
-    """What a checkpoint sees of a table (:attr:`CheckpointPolicy.view`): its game's ``seat_view`` of the env
-    options it was trained with, the card's ``env_options`` (cards written before it hold them among their
-    ``config``'s keys; neither: the env's defaults, e.g. Fist's recall mode)."""
+def trained_options(card: dict[str, Any], spec: str = "checkpoint") -> dict[str, Any]:
+    """The options of its game's env a checkpoint was trained with: its card's ``env_options`` (cards
+    written before them hold them among their ``config``'s keys; neither: none, the env's defaults, e.g.
+    Fist's recall mode). Empty for a card that names no known game."""
     options = card.get("env_options")
     if options is None:
         options = card.get("config") if isinstance(card.get("config"), dict) else {}
     if not isinstance(options, dict):
         raise PolicyError(f"policy {spec!r}: card.json: 'env_options' must be an object, got {type(options).__name__}")
-    game = next((g for g in games.all() if g.name == card.get("env")), None)
+    game = _spec_of(card)
+    return {k: v for k, v in options.items() if game is not None and k in game.options}
+
+
+def card_view(card: dict[str, Any], spec: str = "checkpoint") -> Callable[[np.ndarray], np.ndarray] | None:
+    """What a checkpoint sees of a table (:attr:`CheckpointPolicy.view`): its game's ``seat_view`` of the env
+    options it was trained with (:func:`trained_options`)."""
+    options = trained_options(card, spec)
+    game = _spec_of(card)
     if game is None:  # a card built in memory without its game (read_card checks every card read from a file)
         return None
     try:
         return game.seat_view(options)
     except ValueError as err:
         raise PolicyError(f"policy {spec!r}: card.json: {err}") from None
+
+
+def _spec_of(card: dict[str, Any]) -> Any:
+    """The registered game a card names (``env``), or None."""
+    return next((g for g in games.all() if g.name == card.get("env")), None)
 
 
 def game_spaces(env_name: str) -> tuple[int, int]:
