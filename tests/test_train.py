@@ -163,7 +163,13 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
     assert train(["--config", str(write_config(tmp_path, run_name="started", start=str(base), **short))]) == 0
     card = json.loads((tmp_path / "policies" / "started" / "card.json").read_text())
     assert card["start"]["folder"] == str(base) and card["start"]["critic"] is True
-    assert "starting from" in capsys.readouterr().out
+    assert card["start"]["env_options"]["observation_mode"] == "recall"  # what the start learnt to see
+    printed = capsys.readouterr().out
+    assert "starting from" in printed and "note:" not in printed
+    # a start that learnt in the other observation mode (F43) is taken, and the run says so
+    assert train(["--config", str(write_config(tmp_path, run_name="blind", start=str(base),
+                                               observation_mode="table", **short))]) == 0
+    assert f"note: {base} learnt with env options {{'observation_mode': 'recall'" in capsys.readouterr().out
 
     # without value.npz: the actor only (a fresh critic), and the card says so
     (base / "value.npz").unlink()

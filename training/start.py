@@ -28,6 +28,7 @@ from dragonstones_env.policies.checkpoint import (
     sb3_activation,
     sb3_linears,
     set_sb3_weights,
+    trained_options,
 )
 
 from .config import ConfigError
@@ -77,4 +78,5 @@ def apply_start(model: Any, start: dict[str, Any]) -> dict[str, Any]:
         _copy(model, "critic", critic, start["folder"])
     card = start["card"]
     return {"folder": start["folder"], "critic": start["critic"] is not None, "name": card.get("name"),
-            "steps": card.get("steps", 0), "what": card.get("what")}
+            "steps": card.get("steps", 0), "what": card.get("what"),
+            "env_options": trained_options(card, start["folder"])}  # what it learnt to see

@@ -420,6 +420,10 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
         if start_weights is not None:  # the config's start, read (and checked) in main
             state["start"] = start.apply_start(model, start_weights)
             print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
+            if cfg.spec.seat_view(state["start"]["env_options"]) is not cfg.learner_view():
+                # a curriculum may mean it (table mode after recall); a typo in a config should not pass unseen
+                print(f"note: {cfg.start} learnt with env options {state['start']['env_options']}, so it saw the "
+                      f"table otherwise than this run's learner will ({cfg.env_options()})")
         if cfg.imitate.teacher:
             state["imitation"] = imitate(model, cfg)
     if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
