@@ -62,6 +62,7 @@ class GameSpec:
     # know (Fist's recall mode): ``seat_view(options) -> f`` with ``f(observations) -> observations`` (one vector
     # or a batch), or None for all of it; a ValueError names an option value the game does not know. A policy's
     # card records its options, so it sees at every table what it learnt from (Fist's table mode hides coins).
+    # Return the same function for the same view (a module-level one): a run compares its start's with `is`.
     seat_view: Callable[[Mapping[str, Any]], Callable[[Any], Any] | None] = field(default=lambda options: None)
 
     @property
