@@ -307,12 +307,14 @@ def copies_of_weights(weights: Any, activation: str, cfg: RLlibConfig, games: in
     return copies_match(partial(cfg.spec.env, num_players=cfg.eval.players), copies, games, seed=seed)
 
 
-def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], env_name: str) -> Path:
-    """``policy.npz`` + ``card.json``: a checkpoint folder ``load_policy`` plays with numpy only."""
-
+def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], cfg: RLlibConfig) -> Path:
+    """``policy.npz`` + ``card.json``: a checkpoint folder ``load_policy`` plays with numpy only. Its card
+    carries the env options the run learns with, for it to see every table as its own (``card_view``)."""
+    env_name = cfg.env_name
     folder.mkdir(parents=True, exist_ok=True)
     CheckpointPolicy(weights, activation).save_npz(folder / POLICY_FILE)
-    card = {"algorithm": "RLlibPPO", "env": env_name, "layout": expected_layout(env_name), **card}
+    card = {"algorithm": "RLlibPPO", "env": env_name, "layout": expected_layout(env_name), **card,
+            "env_options": cfg.env_options()}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")
     return folder
 
@@ -440,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
             next_snapshot = (steps // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
             weights = current_weights(algo)
             folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
-                                  {"steps": steps, "snapshot": True, "env_options": cfg.env_options()}, cfg.env_name)
+                                  {"steps": steps, "snapshot": True}, cfg)
             for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
                 shutil.rmtree(old)
             if snapshots_used:
@@ -478,14 +480,13 @@ def main(argv: list[str] | None = None) -> int:
         "steps": steps,
         "wall_time_s": round(state["wall_time"], 1),
         "config": cfg.to_dict(),
-        "env_options": cfg.env_options(),
         "machine": machine("torch", "ray"),
         "git_commit": git_commit(),
         "evaluation": final,
         "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
         "rllib_checkpoint": str(ckpt_dir / "algo"),
     }
-    write_policy(out_dir, weights, activation, card, cfg.env_name)
+    write_policy(out_dir, weights, activation, card, cfg)
     print(f"wrote {out_dir} ({steps} env steps, {state['wall_time']:.0f} s); "
           f"load it with load_policy({str(out_dir)!r})")
     return 0

@@ -439,7 +439,7 @@ def trained_options(card: dict[str, Any], spec: str = "checkpoint") -> dict[str,
     if not isinstance(options, dict):
         raise PolicyError(f"policy {spec!r}: card.json: 'env_options' must be an object, got {type(options).__name__}")
     game = _spec_of(card)
-    return {k: v for k, v in options.items() if game is not None and k in game.options}
+    return {k: v for k, v in options.items() if k in game.options} if game is not None else {}
 
 
 def card_view(card: dict[str, Any], spec: str = "checkpoint") -> Callable[[np.ndarray], np.ndarray] | None:
