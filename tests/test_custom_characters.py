@@ -353,6 +353,40 @@ def test_training_config_and_evaluate_take_the_deck():
     assert summary["games"] == 4 or len(summary["games"]) == 4
 
 
+def test_both_trainers_evaluate_at_the_runs_deck(monkeypatch):
+    """training/evals.py, the evaluations of both trainers (the RLlib trainer's played the box's deck
+    until they shared it): the learner and its copies play the run's custom deck, and the rule bots
+    at the table are told it."""
+    from functools import partial
+
+    from dragonstones_env.policies.checkpoint import CheckpointPolicy
+    from tests.checkpoints import random_actor
+    from training import evals
+    from training.config import EvalConfig, RunConfig
+
+    decks, told = [], []
+
+    def table(make, *seats):
+        e = make()
+        decks.append(e.unwrapped.deck)
+        for seat in seats:
+            told.extend(getattr(p, "values", None) for p in (seat if isinstance(seat, list) else [seat]))
+        return {}
+
+    monkeypatch.setattr(evals, "seat_rotated_match", lambda make, hero, others, *a, **k: table(make, hero, others))
+    monkeypatch.setattr(evals, "copies_match", lambda make, copies, *a, **k: table(make, copies))
+    learner = partial(CheckpointPolicy, random_actor(0))
+    cfg = RunConfig(characters=str(EXAMPLE), eval=EvalConfig(players=3))  # both trainers' configs are RunConfigs
+    evals.against_bots(learner, cfg, 1, "heuristic", seed=0)
+    evals.copies(learner, cfg, 1, seed=0)
+    assert [[c.name for c in d.custom] for d in decks] == [["Banker", "Highwayman", "Jeweller"]] * 2
+    bots = [v for v in told if v is not None]
+    assert len(bots) == 2 and all(decks[0].slot_name("Banker") in v.custom for v in bots)
+    decks.clear()
+    evals.against_bots(learner, RunConfig(eval=EvalConfig(players=3)), 1, "heuristic", seed=0)
+    assert decks == [None]
+
+
 def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
     from dragonstones_env.policies import load_policy
     from dragonstones_env.policies.bots.fist.table import read

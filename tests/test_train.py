@@ -289,8 +289,8 @@ def test_time_budget_stops_training_early(tmp_path):
 def test_a_table_mode_run_is_evaluated_and_shipped_seeing_what_it_learnt_from(tmp_path, monkeypatch):
     """Evaluations play at recall tables: a run in Fist's table mode (F43) must hide the others' coins
     from its learner there, and every card it writes says so, for load_policy to do the same."""
-    import training.train as train_module
     from dragonstones_env.games.fist.observation import hide_coins
+    from training import evals
 
     seen = []
 
@@ -300,8 +300,8 @@ def test_a_table_mode_run_is_evaluated_and_shipped_seeing_what_it_learnt_from(tm
             return match(make, *policies, **kwargs)
         return play
 
-    monkeypatch.setattr(train_module, "seat_rotated_match", watched(train_module.seat_rotated_match))
-    monkeypatch.setattr(train_module, "copies_match", watched(train_module.copies_match))
+    monkeypatch.setattr(evals, "seat_rotated_match", watched(evals.seat_rotated_match))
+    monkeypatch.setattr(evals, "copies_match", watched(evals.copies_match))
     assert train(["--config", str(write_config(tmp_path, run_name="blind", observation_mode="table"))]) == 0
     assert len(seen) >= 3 + 4 and all(view is hide_coins for view in seen)  # the heroes and the 4 copies
     out, runs = tmp_path / "policies" / "blind", tmp_path / "runs" / "blind"

@@ -277,6 +277,8 @@ class RunConfig:
     checkpoint_every: int = 50_000
     runs_dir: str = "runs"  # logs, checkpoints, snapshots
     out_dir: str = "runs/policies"  # the result: <out_dir>/<run_name>/ (python -m training.promote ships it)
+    league: LeagueConfig = field(default_factory=LeagueConfig)  # one league section for both trainers
+    eval: EvalConfig = field(default_factory=EvalConfig)  # both trainers' evaluations (training/evals.py)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -336,9 +338,7 @@ class Config(RunConfig):
     device: str = "cpu"
     progress_bar: bool = True
     ppo: PPO = field(default_factory=PPO)
-    league: LeagueConfig = field(default_factory=LeagueConfig)
     imitate: ImitateConfig = field(default_factory=ImitateConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
 
 
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")

@@ -30,7 +30,6 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -44,13 +43,12 @@ from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
-from dragonstones_env.evaluation.facts import checked_options
-from dragonstones_env.play.arena import copies_match, copies_summary, seat_rotated_match
-from dragonstones_env.policies import PolicyError, load_policy, marks, zoo
+from dragonstones_env.play.arena import copies_summary
+from dragonstones_env.policies import PolicyError, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import FolderVersions, publish_latest
 
-from . import anchor, envs, start  # envs.make_vec_env looked up at call time (tests replace it)
+from . import anchor, envs, evals, start  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
 from .imitate import (
     Demonstrations,
@@ -79,36 +77,9 @@ def make_venv(cfg: Config, opponents: Any) -> Any:
                              collector=cfg.collector, workers=cfg.workers, **env_kwargs(cfg, opponents))
 
 
-def eval_table(cfg: Config) -> tuple[Callable[[], Any], Any]:
-    """What the final and periodic evaluations play at: ``eval.players`` seats with the config's deck
-    (checked), and that deck (None: the box's), which rule bots are told."""
-    options, deck = checked_options(cfg.game, cfg.eval.players, deck_options(cfg))
-    return partial(cfg.spec.env, num_players=cfg.eval.players, **options), deck
-
-
-def evaluate_model(model: Any, cfg: Config, games: int, opponent: str, seed: int) -> dict[str, Any]:
-    """The model (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
-    make, deck = eval_table(cfg)
-    hero = CheckpointPolicy.from_sb3(model, spec="training", seed=seed, view=cfg.learner_view())
-    others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
-    for bot in others:
-        if deck is not None and callable(getattr(bot, "use_deck", None)):
-            bot.use_deck(deck)  # a rule bot values the custom cards, as in dragonstones_env.evaluation
-    return seat_rotated_match(make, hero, others, games, seed=seed)
-
-
-def copies_of_model(model: Any, cfg: Config, games: int, seed: int) -> dict[str, Any]:
-    """``eval.players`` copies of the model (sampling, each seat its own seed) at one table: how many
-    games they leave to the step limit, which no table of bots shows."""
-    make, _ = eval_table(cfg)
-    copies = [CheckpointPolicy.from_sb3(model, spec="training", seed=seed + i, view=cfg.learner_view())
-              for i in range(cfg.eval.players)]
-    return copies_match(make, copies, games, seed=seed)
-
-
-def deck_options(cfg: Config) -> dict[str, Any]:
-    """The config's custom deck (``characters``, ``exclude``) as env options; empty for the box's deck."""
-    return {k: v for k, v in cfg.env_options().items() if k in ("characters", "exclude")}
+def learner(model: Any, cfg: Config) -> evals.Learner:
+    """The model's current weights as a policy (``learner(seed=...)``) for training/evals.py."""
+    return partial(CheckpointPolicy.from_sb3, model, spec="training", view=cfg.learner_view())
 
 
 def ppo_settings(p: PPO) -> dict[str, Any]:
@@ -277,7 +248,7 @@ def refresh_latest(model: Any, run: RunFolders, t: int, cfg: Config) -> Path:
 def run_panel(cfg: Config, folder: Path, games: int, seed: int) -> dict[str, Any]:
     """The robustness panel of the policy in ``folder`` at the evaluation table size."""
     result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
-                   seed=seed, game=cfg.game, copies=(), env_options=deck_options(cfg) or None)
+                   seed=seed, game=cfg.game, copies=(), env_options=evals.deck_options(cfg) or None)
     worst = worst_mix(result)
     return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
             "games_per_mix": games, "players": cfg.eval.players,
@@ -346,7 +317,7 @@ class LeagueCallback(BaseCallback):
     def evaluate(self, t: int) -> None:
         """Against the heuristic (and the robustness panel when due): TensorBoard, eval.csv, the run state."""
         cfg = self.cfg
-        result = evaluate_model(self.model, cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
+        result = evals.against_bots(learner(self.model, cfg), cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
         low, high = result["ci95"]
         self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
         rob = ""
@@ -436,13 +407,13 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
     final: dict[str, Any] = {}
     for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
-            r = evaluate_model(model, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
+            r = evals.against_bots(learner(model, cfg), cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        final["copies"] = copies_of_model(model, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        final["copies"] = evals.copies(learner(model, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
         print(f"final: {copies_summary(final['copies'])}")
     if cfg.eval.final_panel_games:
         folder = refresh_latest(model, run, int(model.num_timesteps), cfg)

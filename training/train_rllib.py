@@ -37,7 +37,7 @@ import training
 from dragonstones_env.bounds import Bound, read_text_limited
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
-from dragonstones_env.play.arena import copies_match, copies_summary, seat_rotated_match
+from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import (
     CARD_FILE,
@@ -48,11 +48,10 @@ from dragonstones_env.policies.checkpoint import (
 )
 from training.league import KINDS
 
+from . import evals
 from .config import (
     BOUNDS,
     ConfigError,
-    EvalConfig,
-    LeagueConfig,
     PPOCommon,
     RunConfig,
     build,
@@ -104,9 +103,6 @@ class RLlibConfig(RunConfig):
     total_timesteps: int = 200_000  # env steps: decisions of learning seats
     ray: RayConfig = field(default_factory=RayConfig)
     ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
-    # the same section as training/train.py's (training/league.py): one YAML league for both trainers
-    league: LeagueConfig = field(default_factory=LeagueConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
 
 
 # The bounds of RLlib's own keys, on top of training.config.BOUNDS (dragonstones_env/bounds.py's table).
@@ -291,20 +287,9 @@ def sampled_steps(result: dict[str, Any]) -> int:
                or result.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
 
 
-def evaluate_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, opponent: str,
-                     seed: int) -> dict[str, Any]:
-    """The policy (sampling) in one seat against ``opponent`` bots, seats rotated (as training/train.py)."""
-
-    hero = CheckpointPolicy(weights, activation, spec="training", seed=seed, view=cfg.learner_view())
-    others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
-    return seat_rotated_match(partial(cfg.spec.env, num_players=cfg.eval.players), hero, others, games, seed=seed)
-
-
-def copies_of_weights(weights: Any, activation: str, cfg: RLlibConfig, games: int, seed: int) -> dict[str, Any]:
-    """``eval.players`` copies of the policy at one table: the games they leave to the step limit."""
-    copies = [CheckpointPolicy(weights, activation, spec="training", seed=seed + i, view=cfg.learner_view())
-              for i in range(cfg.eval.players)]
-    return copies_match(partial(cfg.spec.env, num_players=cfg.eval.players), copies, games, seed=seed)
+def learner(weights: Any, activation: str, cfg: RLlibConfig) -> evals.Learner:
+    """The actor's weights as a policy (``learner(seed=...)``) for training/evals.py."""
+    return partial(CheckpointPolicy, weights, activation, spec="training", view=cfg.learner_view())
 
 
 def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], cfg: RLlibConfig) -> Path:
@@ -449,8 +434,8 @@ def main(argv: list[str] | None = None) -> int:
                 push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
         if steps >= next_eval:
             next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
-            r = evaluate_weights(current_weights(algo), activation, cfg, cfg.eval.games, cfg.heuristic,
-                                 seed=10_000 + steps)
+            r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
+                                   cfg.heuristic, seed=10_000 + steps)
             low, high = r["ci95"]
             with eval_csv.open("a") as f:
                 f.write(f"{steps},{r['rate']:.4f},{low:.4f},{high:.4f}\n")
@@ -468,13 +453,14 @@ def main(argv: list[str] | None = None) -> int:
     final = {}
     for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
-            r = evaluate_weights(weights, activation, cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
+            r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
+                                   seed=cfg.seed + 1)
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        final["copies"] = copies_of_weights(weights, activation, cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
         print(f"final: {copies_summary(final['copies'])}")
     card = {
         "steps": steps,

@@ -340,17 +340,18 @@ def test_a_table_mode_learner_sees_the_evaluations_and_the_pool_as_it_learns(tmp
     import training.train_rllib as trainer
     from dragonstones_env.games.fist.observation import hide_coins
     from tests.checkpoints import random_actor, write_checkpoint
+    from training import evals
     from training.league import PushedVersions
 
     seen = []
-    monkeypatch.setattr(trainer, "seat_rotated_match", lambda make, hero, *a, **k: seen.append(hero.view) or {})
-    monkeypatch.setattr(trainer, "copies_match", lambda make, copies, *a, **k: seen.extend(c.view for c in copies))
+    monkeypatch.setattr(evals, "seat_rotated_match", lambda make, hero, *a, **k: seen.append(hero.view) or {})
+    monkeypatch.setattr(evals, "copies_match", lambda make, copies, *a, **k: seen.extend(c.view for c in copies))
     weights = random_actor(0)
     for mode, view in (("table", hide_coins), ("recall", None)):
         cfg = load_config(write_config(tmp_path, observation_mode=mode))
         seen.clear()
-        trainer.evaluate_weights(weights, "tanh", cfg, 1, "random", seed=0)
-        trainer.copies_of_weights(weights, "tanh", cfg, 1, seed=0)
+        evals.against_bots(trainer.learner(weights, "tanh", cfg), cfg, 1, "random", seed=0)
+        evals.copies(trainer.learner(weights, "tanh", cfg), cfg, 1, seed=0)
         assert seen == [view] * (1 + cfg.eval.players)
     folder = write_checkpoint(tmp_path / "blind", seed=1)
     card = json.loads((folder / "card.json").read_text())
