@@ -76,6 +76,8 @@ def ordered_env(raw: type[AECEnv]) -> Callable[..., AECEnv]:
 
 class TurnBasedEnv(AECEnv):
     OPTIONS: ClassVar[dict[str, Any]] = {}  # the game's options and their defaults ("num_players" first)
+    # the custom deck the env plays with (Fist's characters, issue #16), told to seated policies; None: the box's
+    deck: Any = None
     MIN_PLAYERS: ClassVar[int]
     MAX_PLAYERS: ClassVar[int]
     NUM_ACTIONS: ClassVar[int]

@@ -359,6 +359,7 @@ def test_both_trainers_evaluate_at_the_runs_deck(monkeypatch):
     at the table are told it."""
     from functools import partial
 
+    from dragonstones_env.policies import seat_all
     from dragonstones_env.policies.checkpoint import CheckpointPolicy
     from tests.checkpoints import random_actor
     from training import evals
@@ -369,8 +370,9 @@ def test_both_trainers_evaluate_at_the_runs_deck(monkeypatch):
     def table(make, *seats):
         e = make()
         decks.append(e.unwrapped.deck)
-        for seat in seats:
-            told.extend(getattr(p, "values", None) for p in (seat if isinstance(seat, list) else [seat]))
+        policies = [p for seat in seats for p in (seat if isinstance(seat, list) else [seat])]
+        # seated as the arena seats them before a game: the table's deck reaches the rule bots
+        told.extend(getattr(p, "values", None) for p in seat_all(e, policies, 0))
         return {}
 
     monkeypatch.setattr(evals, "seat_rotated_match", lambda make, hero, others, *a, **k: table(make, hero, others))
@@ -388,7 +390,7 @@ def test_both_trainers_evaluate_at_the_runs_deck(monkeypatch):
 
 
 def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
-    from dragonstones_env.policies import load_policy
+    from dragonstones_env.policies import Table, load_policy, seat
     from dragonstones_env.policies.bots.fist.table import read
 
     deck = custom.make_deck(EXAMPLE)
@@ -399,14 +401,14 @@ def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
     t = read(decode(obs["observation"]))
     banker = deck.slot_name("Banker")
     assert bot.values.gain(banker, t.me, t) == 0.0  # not told about the deck: worth nothing, no crash
-    bot.use_deck(deck)
+    seat(bot, Table("dragonstones", 4, deck=deck))  # seated at a table of this deck (policies.seat)
     assert bot.values.gain(banker, t.me, t) == pytest.approx(3 * bot.values.p.fairy)
     assert bot.values.gain(deck.slot_name("Highwayman"), t.me, t) > 0
     hinted = custom.Custom("Hinted", 1, "", function=lambda g, p, a: None, value_hint=1.0)
-    bot.use_deck(custom.Deck((hinted,)))
+    seat(bot, Table("dragonstones", 4, deck=custom.Deck((hinted,))))
     assert bot.values.gain("custom_1", t.me, t) > 0
     zoo = load_policy("miser", seed=0)
-    zoo.use_deck(deck)
+    seat(zoo, Table("dragonstones", 4, deck=deck))
     for seed in range(2):
         from dragonstones_env.play.arena import play_game
 
@@ -417,7 +419,7 @@ def test_the_panel_plays_the_deck_and_training_opponents_are_told_it():
     """``--panel --characters`` plays the custom deck (it used to drop it), with the same figures as the
     same games played deck-by-path; the Gym env tells its rule-bot opponents the deck."""
     from dragonstones_env import evaluation as ev
-    from dragonstones_env.evaluation import facts, tournament
+    from dragonstones_env.evaluation import tournament
 
     kwargs = {"players": [4], "games": 4, "ks": [1], "copies": (), "progress": False}
     deck = ev.panel("heuristic", ["miser"], env_options={"characters": str(EXAMPLE)}, **kwargs)
@@ -439,9 +441,9 @@ def test_the_panel_plays_the_deck_and_training_opponents_are_told_it():
     assert seen and all(d is not None and [c.name for c in d.custom] == ["Banker", "Highwayman", "Jeweller"]
                         for d in seen)
     assert [r["wins"] for r in again["mixes"]] == [r["wins"] for r in deck["mixes"]]
-    assert not facts.ENV_OPTIONS and facts.ENV_DECK[0] is None  # the deck is this evaluation's only
-    with pytest.raises(ev.EvaluationError, match="workers=1"):
-        ev.panel("heuristic", ["miser"], workers=2, env_options={"characters": str(EXAMPLE)}, **kwargs)
+    # no module state: the deck travels with the evaluation, to any number of worker processes
+    two = ev.panel("heuristic", ["miser"], workers=2, env_options={"characters": str(EXAMPLE)}, **kwargs)
+    assert [r["wins"] for r in two["mixes"]] == [r["wins"] for r in deck["mixes"]]
 
     g = gymnasium.make("Dragonstones-v0", opponents="heuristic", characters=str(EXAMPLE))
     g.reset(seed=0)

@@ -21,7 +21,7 @@ from dragonstones_env.games.fist.custom import Deck
 from dragonstones_env.games.fist.decisions import KINDS, V1_KIND, V1_NAMES, V1_NAMES_TABLE, kinds_table, v1_name
 from dragonstones_env.games.fist.engine import DECISION_KINDS, Game
 from dragonstones_env.games.fist.observation import DECISION_LABELS, Observer, decode
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import Table, load_policy, seat
 from dragonstones_env.policies.bots.fist import choices
 from dragonstones_env.policies.bots.fist.table import for_decision
 from tests.aec_support import live_decisions
@@ -135,8 +135,7 @@ def test_a_new_character_reuses_the_kinds_and_the_bots_answer_it(painter):
     e = fist_env(num_players=4, characters=[painter])
     deck = e.unwrapped.deck
     bots = [load_policy(spec, seed=i) for i, spec in enumerate(("heuristic", "aggressor", "collector", "random"))]
-    for bot in bots:
-        getattr(bot, "use_deck", lambda d: None)(deck)
+    bots = [seat(bot, Table("dragonstones", 4, i, deck=deck)) for i, bot in enumerate(bots)]
     seen = 0
     for seed in range(40):
         e.reset(seed=seed)

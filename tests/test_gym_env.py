@@ -8,6 +8,7 @@ import pytest
 
 import dragonstones_env  # noqa: F401  (registers the ids)
 from dragonstones_env.games.fist import actions as A
+from dragonstones_env.play.single_agent import OpponentSampler
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.policies import RandomPolicy
 from tests.extras import TRAIN, TRAIN_MODULE
@@ -162,7 +163,7 @@ def test_table_size_drawn_per_episode_from_a_list():
 
 
 def test_a_lineup_sampler_is_asked_every_episode():
-    class Sampler:
+    class Sampler(OpponentSampler):
         calls = 0
 
         def sample_lineup(self, rng, seats):

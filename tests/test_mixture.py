@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dragonstones_env.evaluation import tournament
-from dragonstones_env.policies import PolicyError, load_policy, mixture, zoo
+from dragonstones_env.policies import PolicyError, Table, load_policy, mixture, seat, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
 from dragonstones_env.policies.registry import shipped_dir
 from tests.checkpoints import write_checkpoint
@@ -79,7 +79,9 @@ def test_in_the_gym_env_each_seat_draws_its_own_member_each_game(mix):
 
 def test_a_league_pool_mixture_seats_its_members(mix, tmp_path):
     league = League(tmp_path / "run", {"pool": 1.0}, pool=[str(mix)])
-    seated = [type(p).__name__ for _ in range(20) for p in league.sample_lineup(np.random.default_rng(_), 3)]
+    sampled = [p for g in range(20) for p in league.sample_lineup(np.random.default_rng(g), 3)]
+    assert {type(p).__name__ for p in sampled} == {"MixturePolicy"}  # the table draws the member when it seats it
+    seated = [type(seat(p, Table("dragonstones", 4, 1, seed=k))).__name__ for k, p in enumerate(sampled)]
     assert set(seated) == {"CheckpointPolicy", "ZooPolicy"}
 
 

@@ -45,7 +45,6 @@ from dragonstones_env.evaluation.tournament import worker_context
 from dragonstones_env.play.single_agent import SingleAgentEnv
 from dragonstones_env.play.single_agent import make as make_table
 from dragonstones_env.policies import decide
-from dragonstones_env.policies.information import needs_game
 
 
 def _game_of(env_id: str) -> str:
@@ -64,11 +63,10 @@ def act_grouped(pending: Sequence[tuple[Any, dict[str, np.ndarray]]]) -> list[in
     actions = [0] * len(pending)
     for members in groups.values():
         policy = pending[members[0]][0]
-        batch = getattr(policy, "act_batch", None)
-        if batch is not None and len(members) > 1:
+        if policy.capabilities.batch and len(members) > 1:
             obs = np.stack([pending[k][1]["observation"] for k in members])
             masks = np.stack([pending[k][1]["action_mask"] for k in members])
-            chosen = batch(obs, masks)
+            chosen = policy.act_batch(obs, masks)
         else:
             chosen = [policy.act(pending[k][1]) for k in members]
         for k, a in zip(members, chosen, strict=True):
@@ -108,7 +106,7 @@ class LeagueCollector(VecEnv):
             started = time.perf_counter()
             batched, alone = [], []  # a search (observe_game) needs its table's game: it decides alone
             for k, (policy, agent) in due:
-                (alone if needs_game(policy) else batched).append((k, policy, agent))
+                (alone if policy.capabilities.information_state else batched).append((k, policy, agent))
             pending = [(policy, self.tables[k].aec.observe(agent)) for k, policy, agent in batched]
             actions = dict(zip([k for k, _, _ in batched], act_grouped(pending), strict=True))
             for k, policy, agent in alone:

@@ -40,6 +40,7 @@ from dragonstones_env.bounds import Bound, GiB
 from dragonstones_env.core import same_game
 from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import PolicyError, load_policy, zoo
+from dragonstones_env.policies.search import SearchPolicy
 from dragonstones_env.registry import ByGame
 from training.imitate import TARGETS
 from training.league import KINDS, League
@@ -510,12 +511,12 @@ def check_sources(cfg: Config) -> None:
         raise ConfigError(f"league.pool: {err}") from None
     for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
         try:
-            game = getattr(load_policy(spec), "game", None)
+            game = load_policy(spec).game
         except PolicyError as err:
             raise ConfigError(f"imitate: {err}") from None
         if game is not None and not same_game(game, cfg.env_name):
             raise ConfigError(f"imitate: {spec!r} plays {game}, not {cfg.env_name}")
-    if cfg.imitate.target == "visits" and not hasattr(load_policy(cfg.imitate.teacher or "random"), "root_visits"):
+    if cfg.imitate.target == "visits" and not isinstance(load_policy(cfg.imitate.teacher or "random"), SearchPolicy):
         raise ConfigError(f"imitate.target: visits needs a search teacher (ismcts:...) that reports its root visits; "
                           f"imitate.teacher is {cfg.imitate.teacher!r}: use imitate.target=action")
 

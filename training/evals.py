@@ -37,11 +37,9 @@ def eval_table(cfg: RunConfig) -> tuple[Callable[[], Any], Any]:
 
 def against_bots(learner: Learner, cfg: RunConfig, games: int, opponent: str, seed: int) -> dict[str, Any]:
     """The learner (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
-    make, deck = eval_table(cfg)
+    make, _ = eval_table(cfg)
+    # the arena seats them at the deck's table (a rule bot values the custom cards), reseeded per game
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
-    for bot in others:
-        if deck is not None and callable(getattr(bot, "use_deck", None)):
-            bot.use_deck(deck)  # a rule bot values the custom cards, as in dragonstones_env.evaluation
     return seat_rotated_match(make, learner(seed=seed), others, games, seed=seed)
 
 

@@ -48,7 +48,8 @@ from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import FILE_BYTES
 from dragonstones_env.evaluation.tournament import worker_context
-from dragonstones_env.policies import decide, load_policy
+from dragonstones_env.policies import decide, load_policy, seat, table_of
+from dragonstones_env.policies.search import SearchPolicy
 
 
 @dataclass
@@ -144,17 +145,16 @@ def _play_share(task: tuple) -> list[Demonstrations]:
     if target not in TARGETS:
         raise ValueError(f"target {target!r}: the policy's target is one of {TARGETS}")
     env = gym.make(env_id, disable_env_checker=True, opponents=[list(opponents)], **env_kwargs)
-    bot = load_policy(teacher, seed=seed)
-    if target == "visits" and not hasattr(bot, "root_visits"):
+    teacher_policy = load_policy(teacher, seed=seed)
+    if target == "visits" and not isinstance(teacher_policy, SearchPolicy):
         raise ValueError(f"target 'visits' needs a search teacher (ismcts:...) that reports its root visits; "
                          f"{teacher!r} does not: use target 'action'")
     played: list[Demonstrations] = []
     rows = 0
     for g in range(first, first + count):
         obs, _ = env.reset(seed=seed + g)
-        if callable(getattr(bot, "reset", None)):
-            bot.reset(seed=seed + g)
         aec = env.unwrapped.aec
+        bot = seat(teacher_policy, table_of(aec, env.unwrapped.seat, seed + g))  # the learner's seat
         obs_rows, mask_rows, actions, rewards, targets = [], [], [], [], []
         done = False
         while not done:

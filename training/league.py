@@ -56,7 +56,8 @@ import numpy as np
 
 from dragonstones_env.bounds import read_text_limited
 from dragonstones_env.core import same_game
-from dragonstones_env.policies import load_policy, mixture
+from dragonstones_env.play.single_agent import OpponentSampler
+from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.checkpoint import CARD_FILE, CheckpointPolicy, card_view
 
 KINDS = ("latest", "snapshot", "zoo", "heuristic", "random", "pool")
@@ -136,7 +137,7 @@ class PushedVersions:
                                 view=card_view(card or {}, spec))
 
 
-class League:
+class League(OpponentSampler):
     def __init__(self, run_dir: str | Path | None, mix: dict[str, float], pool: Sequence[str] = (),
                  zoo: Sequence[str] = (), heuristic: str = "heuristic", table: float = 0.0,
                  mixed: float = 0.0, pfsp_power: float = 2.0, cache_size: int | None = None,
@@ -211,8 +212,8 @@ class League:
         """One policy per seat (None where the learning policy plays itself, :data:`LEARNER`)."""
         specs = self.sample_specs(rng, seats)
         self._seated = specs
-        # a mixture in the pool: each seat draws its member for the episode
-        return [mixture.seat(self._load(spec, int(rng.integers(2**31))), rng) for spec in specs]
+        # a mixture in the pool draws each seat's member when the table seats it (policies.seat)
+        return [self._load(spec, int(rng.integers(2**31))) for spec in specs]
 
     def sample_specs(self, rng: np.random.Generator, seats: int) -> list[str]:
         """The specs of one episode's ``seats`` other players."""
@@ -281,9 +282,8 @@ class League:
         policy = self._cache.get(spec)
         if policy is None:
             policy = self.versions.build(spec, seed)
-            plays = getattr(policy, "game", None)
-            if self.game is not None and plays is not None and not same_game(plays, self.game):
-                raise ValueError(f"league policy {spec!r} plays {plays}, not {self.game}")
+            if self.game is not None and policy.game is not None and not same_game(policy.game, self.game):
+                raise ValueError(f"league policy {spec!r} plays {policy.game}, not {self.game}")
             self._cache[spec] = policy
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)

@@ -54,7 +54,7 @@ import numpy as np
 from dragonstones_env import games
 from dragonstones_env.bounds import check as check_bound
 from dragonstones_env.games import GameSpec
-from dragonstones_env.policies import decide, zoo
+from dragonstones_env.policies import decide, seat_all, zoo
 from training.league import League, PushedVersions
 
 try:  # RLlib is an optional extra: without it this module still imports (for the docs and tests)
@@ -145,11 +145,9 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         else:  # one seat is the learner's, as in the SB3 env; the league fills the others
             seat = int(self._rng.integers(n))
             others = self.league.sample_lineup(self._rng, n - 1)
-            self.seat_policies = [*others[:seat], None, *others[seat:]]
-            for policy in self.seat_policies:
-                reset = getattr(policy, "reset", None)
-                if policy is not None and callable(reset):
-                    reset(seed=int(self._rng.integers(2**31)))
+            # seated for this game (told the table, reseeded by the one rule; a mixture draws its member)
+            self.seat_policies = seat_all(self.aec, [*others[:seat], None, *others[seat:]],
+                                          int(self._rng.integers(2**31)))
         self.agents = [a for a, p in zip(self.aec.possible_agents, self.seat_policies, strict=True) if p is None]
         self._pending = dict.fromkeys(self.agents, 0.0)
         self._acted = set()

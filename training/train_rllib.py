@@ -164,9 +164,8 @@ def pool_item(spec: str, env_name: str | None = None) -> Any:
     a policy of another game is refused (ValueError)."""
 
     policy = load_policy(spec)
-    plays = getattr(policy, "game", None)
-    if env_name is not None and plays is not None and not same_game(plays, env_name):
-        raise ValueError(f"league pool policy {spec!r} plays {plays}, not {env_name}")
+    if env_name is not None and policy.game is not None and not same_game(policy.game, env_name):
+        raise ValueError(f"league pool policy {spec!r} plays {policy.game}, not {env_name}")
     if isinstance(policy, CheckpointPolicy):
         return {"spec": spec, "weights": [(w, b) for w, b in policy.weights], "activation": policy.activation,
                 # what it sees of the table (card_view) travels with it; not the whole card (100 kB of panels)

@@ -3,8 +3,7 @@ line-ups and seeds. The bottom of the evaluation package."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -51,51 +50,25 @@ def player_range(game: str) -> tuple[int, int]:
     return players.start, players.stop - 1
 
 
-# Env options of every game evaluate() plays in this process (Fist's custom deck, issue #16:
-# ``characters``, ``exclude``); set by evaluate(env_options=...), in-process only (workers=1).
-ENV_OPTIONS: dict[str, Any] = {}
-# The custom deck of those options (or None): bots that can value one are told it (use_deck).
-ENV_DECK: list[Any] = [None]
-
-
-def checked_options(game: str, players: int, env_options: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+def checked_options(game: str, players: int, env_options: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
     """``env_options`` checked (a bad option fails here), with a custom deck's cards loaded once, and that deck.
 
     Every game builds a new env; a deck file given as a path would be read and validated (its
     conservation check: a fraction of a second) for each of them, so the options hold the
     deck's checked cards instead. The deck is None for the box's.
     """
-    probe = game_facts(game).env(num_players=players, **env_options)
-    deck = getattr(probe.unwrapped, "deck", None)
-    options = dict(env_options)
+    probe = game_facts(game).env(num_players=players, **(env_options or {}))
+    deck = probe.unwrapped.deck
+    options = dict(env_options or {})
     if deck is not None:
         options.update(characters=list(deck.custom), exclude=list(deck.exclude))
     return options, deck
 
 
-@contextlib.contextmanager
-def custom_deck(game: str, players: int, env_options: dict[str, Any] | None, workers: int) -> Iterator[None]:
-    """Play this process's games with ``env_options`` (Fist's custom deck) while inside; checked first.
-
-    The options live in this process only (``ENV_OPTIONS``), so they need ``workers=1``; a bad option
-    fails here, before any game, and rule bots are told the deck (``ENV_DECK``, ``use_deck``).
-    """
-    if env_options and workers > 1:
-        raise EvaluationError("env_options (a custom deck) are played with workers=1")
-    ENV_OPTIONS.clear()
-    if env_options:
-        options, ENV_DECK[0] = checked_options(game, players, env_options)
-        ENV_OPTIONS.update(options)
-    try:
-        yield
-    finally:
-        ENV_OPTIONS.clear()  # this evaluation's deck only
-        ENV_DECK[0] = None
-
-
-def env_factory(game: str, players: int):
-    """A picklable zero-argument function building a new environment of ``game``."""
-    return partial(game_facts(game).env, num_players=players, **ENV_OPTIONS)
+def env_factory(game: str, players: int, options: dict[str, Any] | None = None):
+    """A picklable zero-argument function building a new environment of ``game`` with ``options``
+    (as :func:`checked_options` returns them)."""
+    return partial(game_facts(game).env, num_players=players, **(options or {}))
 
 
 def lineups(specs: Sequence[str], players: int, games: int, seed: int = 0,
@@ -125,8 +98,3 @@ def lineups(specs: Sequence[str], players: int, games: int, seed: int = 0,
         for r in range(min(players, games - len(out))):
             out.append(tuple(specs[group[(i + r) % players]] for i in range(players)))
     return out
-
-
-def policy_seed(seed: int, game_index: int, seat: int) -> int:
-    """The seed a policy is reset with for one game and seat."""
-    return int(np.random.SeedSequence([seed, game_index, seat]).generate_state(1)[0])

@@ -13,7 +13,7 @@ import numpy as np
 from dragonstones_env.play.arena import wilson_interval
 from dragonstones_env.policies import zoo
 
-from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_bounded, custom_deck, game_facts, player_range
+from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_bounded, checked_options, game_facts, player_range
 from .journal import open_journal
 from .report import write_panel
 from .tournament import play_tasks, preload
@@ -157,7 +157,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     none of them, and a training callback saves the time). With ``out``, also writes the report
     files (see :func:`write_panel`), keeping a journal there while it plays: ``resume`` plays on
     from an interrupted run's, as :func:`evaluate` does. ``env_options``: the game's env options for every game (Fist's
-    custom deck, ``{"characters": ..., "exclude": [...]}``), with ``workers=1`` (as :func:`evaluate`).
+    custom deck, ``{"characters": ..., "exclude": [...]}``), with any number of workers (as :func:`evaluate`).
     Cheap enough to call from a training callback with a few dozen games; raises
     :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
     """
@@ -166,8 +166,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     sizes = [players] if isinstance(players, int) and not isinstance(players, bool) else list(players)
     _check_panel(candidate, opponents, sizes, games, workers, game, ks)
     sizes = sorted(set(sizes))
-    with custom_deck(game, sizes[0], env_options, workers):
-        pass  # a bad deck fails before any policy is loaded
+    checked_options(game, sizes[0], env_options)  # a bad deck fails before any policy is loaded
     preloaded = preload([candidate, *opponents], game, deterministic)
 
     # Every table: (n, opponent, k); k = n is the candidate's all-copies table, k = 0 an opponent's.
@@ -186,9 +185,8 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     journal = None if out is None else open_journal(out, identity, tasks, resume)
     resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
-    with custom_deck(game, sizes[0], env_options, workers):
-        played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
-                            f"panel {Path(candidate).name}", journal)
+    played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
+                        f"panel {Path(candidate).name}", journal, env_options)
     seconds = time.perf_counter() - start
 
     mixes, copy_rows = [], []

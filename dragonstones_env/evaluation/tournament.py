@@ -18,15 +18,13 @@ from dragonstones_env.policies import load_policy
 
 from .facts import (
     CHUNK,
-    ENV_DECK,
     EvaluationError,
     check_bounded,
-    custom_deck,
+    checked_options,
     env_factory,
     game_facts,
     lineups,
     player_range,
-    policy_seed,
 )
 from .journal import Journal, open_journal
 from .report import write_outputs
@@ -34,46 +32,45 @@ from .report import write_outputs
 
 # ---------------------------------------------------------------------------- playing (workers)
 class _Player:
-    """The policies of one process: per spec, one instance per copy seated in the same game."""
+    """The policies of one process: per spec, one instance per copy seated in the same game.
+
+    Each game seats them anew (the arena's :func:`~dragonstones_env.policies.seat`, each seat's seed by
+    the one rule, :func:`~dragonstones_env.policies.seat_seed` of the game's seed), so a game's play
+    does not depend on which worker played it or what it played before.
+    """
 
     def __init__(self, game: str, players: int, seed: int, deterministic: bool,
-                 preloaded: dict[str, Any] | None = None):
+                 env_options: dict[str, Any] | None = None, preloaded: dict[str, Any] | None = None):
         self.game = game
-        self.make_env = {players: env_factory(game, players)}  # per table size (a panel plays several)
+        # the env options (a custom deck's cards) checked and loaded once per process
+        self.options, _ = checked_options(game, players, env_options)
+        self.make_env = {players: env_factory(game, players, self.options)}  # per table size (a panel plays several)
         self.figures = game_facts(game).figures
         self.seed = seed
         self.deterministic = deterministic
         self.cache: dict[str, list[Any]] = {spec: [p] for spec, p in (preloaded or {}).items()}
 
-    def _load(self, spec: str, seed: int | None) -> Any:
-
-        policy = load_policy(spec, seed=seed, deterministic=self.deterministic)
+    def _load(self, spec: str) -> Any:
+        policy = load_policy(spec, seed=0, deterministic=self.deterministic)  # reseeded when seated
         if "torch" in sys.modules:  # several processes share few cores: one thread each
             sys.modules["torch"].set_num_threads(1)
         return policy
 
-    def _policy(self, spec: str, copy: int, seed: int) -> Any:
+    def _policy(self, spec: str, copy: int) -> Any:
         instances = self.cache.setdefault(spec, [])
         while len(instances) <= copy:
-            instances.append(self._load(spec, seed))
-        policy = instances[copy]
-        if callable(getattr(policy, "reset", None)):
-            policy.reset(seed)
-        else:  # no reset(): a new instance per game keeps results independent of the worker
-            policy = instances[copy] = self._load(spec, seed)
-        if ENV_DECK[0] is not None and callable(getattr(policy, "use_deck", None)):
-            policy.use_deck(ENV_DECK[0])  # a rule bot values the custom cards (after its reset)
-        return policy
+            instances.append(self._load(spec))
+        return instances[copy]
 
     def play(self, game_index: int, seats: Sequence[str]) -> dict[str, Any]:
         copies: dict[str, int] = {}
         policies = []
-        for seat, spec in enumerate(seats):
+        for spec in seats:
             copy = copies[spec] = copies.get(spec, -1) + 1
-            policies.append(self._policy(spec, copy, policy_seed(self.seed, game_index, seat)))
+            policies.append(self._policy(spec, copy))
         n = len(seats)
         if n not in self.make_env:
-            self.make_env[n] = env_factory(self.game, n)
+            self.make_env[n] = env_factory(self.game, n, self.options)
         result: GameResult = play_game(self.make_env[n], policies, list(seats), self.seed + game_index,
                                        inspect=self.figures)
         return {"game": game_index, **result.to_dict()}
@@ -85,10 +82,10 @@ class _Player:
 _WORKER: _Player | None = None
 
 
-def _worker_init(game: str, players: int, seed: int, deterministic: bool) -> None:
+def _worker_init(game: str, players: int, seed: int, deterministic: bool, env_options: dict[str, Any] | None) -> None:
     global _WORKER
     threadpool_limits(1, user_api="blas")  # see play_tasks
-    _WORKER = _Player(game, players, seed, deterministic)
+    _WORKER = _Player(game, players, seed, deterministic, env_options)
 
 
 def _worker_chunk(chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, Any]]:
@@ -112,9 +109,8 @@ def preload(specs: Sequence[str], game: str, deterministic: bool) -> dict[str, A
     """Each spec loaded once, so that a bad one fails before any game (and one process reuses them)."""
     preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
     for spec, policy in preloaded.items():
-        plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
-        if plays is not None and not same_game(plays, game):
-            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}")
+        if policy.game is not None and not same_game(policy.game, game):  # None: a policy of any game
+            raise EvaluationError(f"policy {spec!r} plays {policy.game}, not {game}")
     return preloaded
 
 
@@ -142,13 +138,15 @@ def progress_bar(total: int, desc: str, shown: bool) -> Any:
 
 def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]], game: str, players: int, seed: int,
                deterministic: bool, preloaded: dict[str, Any], workers: int, progress: bool,
-               desc: str, journal: Journal | None = None) -> dict[int, list[dict[str, Any]]]:
+               desc: str, journal: Journal | None = None,
+               env_options: dict[str, Any] | None = None) -> dict[int, list[dict[str, Any]]]:
     """Play ``(table, [(game_index, seats), ...])`` tasks in this process or in ``workers`` processes.
 
     Returns each table's game records in game order: the order tasks finish in never shows. With
     a ``journal`` (:mod:`.journal`), the games it holds are not played again, and every chunk played
     is written to it as it finishes.
 
+    ``env_options`` (Fist's custom deck) are checked and loaded once in each process that plays.
     Every process that plays uses one BLAS thread, as the training collector's workers do: a
     policy's forward pass is one observation, and numpy's OpenBLAS would otherwise start a thread
     per core in each process, threads that spin on the cores the other processes need (the
@@ -164,7 +162,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
     total = sum(len(chunk) for _, chunk in tasks)
     with progress_bar(total, desc, progress) as bar:
         if workers == 1:
-            player = _Player(game, players, seed, deterministic, preloaded)
+            player = _Player(game, players, seed, deterministic, env_options, preloaded)
             with threadpool_limits(1, user_api="blas"):  # this process's own limit comes back after
                 for table, chunk in tasks:
                     done = player.play_chunk(chunk)
@@ -173,7 +171,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
                     bar.update(len(chunk))
         else:
             with worker_context().Pool(min(workers, len(tasks)), _worker_init,
-                                 (game, players, seed, deterministic)) as pool:
+                                 (game, players, seed, deterministic, env_options)) as pool:
                 for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
                     note(table, done)
                     out[table].extend(done)
@@ -238,7 +236,8 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     """Play ``games`` games between ``specs`` at a table of ``players`` and summarize them.
 
     ``env_options``: options of the game's env for every game, such as Fist's custom deck
-    (``{"characters": "examples/characters.yaml", "exclude": ["Troll"]}``); with ``workers=1``.
+    (``{"characters": "examples/characters.yaml", "exclude": ["Troll"]}``), with any number of workers
+    (each process loads the deck once; rule bots are told it when seated).
 
     ``specs`` are policy specs for :func:`policies.load_policy` (names or checkpoint paths);
     ``lineup`` optionally fixes the spec of each seat (rotated from game to game, see
@@ -277,8 +276,7 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     if run_dir is not None and not (Path(run_dir) / "eval.csv").is_file():
         raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
 
-    with custom_deck(game, players, env_options, workers):
-        pass  # a bad deck fails before any policy is loaded
+    checked_options(game, players, env_options)  # a bad deck fails before any policy is loaded
     preloaded = preload(specs, game, deterministic)
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
@@ -287,9 +285,8 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     journal = None if out is None else open_journal(out, identity, tasks, resume)
     resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
-    with custom_deck(game, players, env_options, workers):
-        records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
-                             f"{game} x{players}", journal)[0]
+    records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
+                         f"{game} x{players}", journal, env_options)[0]
     seconds = time.perf_counter() - start
 
     summary = {

@@ -1,6 +1,8 @@
 """Play whole games between policies: the building block of evaluations and tournaments.
 
-A policy is any object with ``act(observation) -> int`` (see :mod:`policies`); it is asked through
+A policy is a :class:`~dragonstones_env.policies.Policy` (or any object with ``act(observation) -> int``);
+before each game every seat's policy is seated (:func:`~dragonstones_env.policies.seat_all`: told the table,
+reseeded by the one rule from the game's seed), and it is asked through
 :func:`dragonstones_env.policies.decide`, so that a search policy gets its seat's information state.
 """
 
@@ -11,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dragonstones_env.policies import decide
+from dragonstones_env.policies import decide, seat_all
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     """
     e = make_env()
     e.reset(seed=seed)
+    policies = seat_all(e, policies, seed)  # each seat's seed from the game's: the same game wherever it is played
     totals = dict.fromkeys(e.possible_agents, 0.0)
     steps = 0
     for agent in e.agent_iter():
@@ -65,7 +68,7 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     rewards = tuple(totals[a] for a in e.possible_agents)
     raw = e.unwrapped
     winners = tuple(raw.game.winners)
-    truncated = not winners and bool(getattr(raw.game, "truncated", False))
+    truncated = not winners and bool(raw.game.truncated)
     extra = {} if inspect is None else dict(inspect(raw.game))
     return GameResult(seed, tuple(names), rewards, winners, truncated, steps, extra)
 

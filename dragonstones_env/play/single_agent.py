@@ -16,13 +16,15 @@ learner's.
 * a list whose items are lists: each such item is a pool, and one of its specs is drawn for
   that seat every episode (a list holding a single pool shares it among all other seats).
 
-* an object with ``sample_lineup(rng, seats) -> list[policy]``, asked every episode (the
-  training league, :class:`training.league.League`, is one); if it also has
-  ``report(won: bool)``, it is told at the end of each episode whether the learner won.
+* an :class:`OpponentSampler`, whose ``sample_lineup(rng, seats) -> list[policy]`` is asked every
+  episode and whose ``report(won)`` is told at the end of each episode whether the learner won (the
+  training league, :class:`training.league.League`, is one).
 
-Every spec is loaded when the env is made: an unknown spec, a checkpoint that fails its checks
-(:class:`policies.PolicyError`) or a policy whose ``game`` attribute names another game (a
-``ValueError``) stops ``make()``. Policies without a ``game`` attribute are trusted to play this one.
+Every spec is loaded when the env is made: an unknown spec, a checkpoint that fails its checks, or
+a policy whose ``game`` names another game (:class:`policies.PolicyError`, a ``ValueError``) stops
+``make()``. A policy whose ``game`` is None is trusted to play this one. Every episode seats each
+opponent (:func:`policies.seat`: told the table, its custom deck, and reseeded from the episode's
+seed by the one rule, :func:`policies.seat_seed`).
 An action may be an int, a numpy integer, or a numpy scalar or 0-d array holding an integral
 value (as ``Discrete.sample`` and most agents give them); anything else is illegal.
 
@@ -52,7 +54,8 @@ import numpy as np
 from dragonstones_env import games
 from dragonstones_env.bounds import check as check_bound
 from dragonstones_env.core import same_game
-from dragonstones_env.policies import decide, load_policy, mixture
+from dragonstones_env.policies import Policy, decide, load_policy, seat_all
+from dragonstones_env.policies.base import check_game
 
 
 def _as_action(action: Any) -> Any:
@@ -70,10 +73,18 @@ def _as_action(action: Any) -> Any:
     return action
 
 
-def _reseed(policy: Any, seed: int) -> None:
-    reset = getattr(policy, "reset", None)
-    if callable(reset):
-        reset(seed=seed)
+class OpponentSampler:
+    """Draws the opponents of each episode (the training league is one): subclass it and pass it as
+    ``opponents``."""
+
+    game: str | None = None  # the game its policies play; None: any
+
+    def sample_lineup(self, rng: np.random.Generator, seats: int) -> list[Any]:
+        """The policies of the ``seats`` other seats for one episode, drawn with ``rng``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement sample_lineup(rng, seats)")
+
+    def report(self, won: bool) -> None:
+        """Told at the end of each episode whether the learner won (default: nothing)."""
 
 
 class SingleAgentEnv(gym.Env):
@@ -120,7 +131,7 @@ class SingleAgentEnv(gym.Env):
         self._loaded: dict[Any, Any] = {} if loaded is None else loaded
         # Load every spec now: an unknown spec, a bad checkpoint or a policy of another game
         # fails at make(), not at the first reset() (perhaps hours into training).
-        if hasattr(opponents, "sample_lineup"):
+        if isinstance(opponents, OpponentSampler):
             self._check_game(opponents, "the opponent sampler")
         for pools in self._pools.values():
             for pool in pools or ():
@@ -132,8 +143,8 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ opponents
     def _parse_opponents(self, opponents: Any, num_players: int) -> list[list[Any]] | None:
-        """One pool (list of specs) per other seat; None for a sampler (``sample_lineup``)."""
-        if hasattr(opponents, "sample_lineup"):
+        """One pool (list of specs) per other seat; None for an :class:`OpponentSampler`."""
+        if isinstance(opponents, OpponentSampler):
             return None
         others = num_players - 1
         if isinstance(opponents, (list, tuple)):
@@ -155,7 +166,7 @@ class SingleAgentEnv(gym.Env):
                 raise ValueError("an opponent pool is empty")
         return pools
 
-    def _policy(self, spec: Any) -> Any:
+    def _policy(self, spec: Any) -> Policy:
         """The loaded policy of a spec; one instance per distinct spec, loaded on first use."""
         key = str(spec) if isinstance(spec, (str, Path)) else id(spec)
         if key not in self._loaded:
@@ -164,11 +175,13 @@ class SingleAgentEnv(gym.Env):
             self._loaded[key] = policy
         return self._loaded[key]
 
-    def _check_game(self, policy: Any, what: str) -> None:
+    def _check_game(self, policy: Policy | OpponentSampler, what: str) -> None:
         """A policy (or sampler) that says which game it plays must play this one."""
-        game = getattr(policy, "game", None)
-        if game is not None and not same_game(game, self.game_name):
-            raise ValueError(f"{what} plays {game}, not {self.game_name}: seat a policy of this game")
+        if isinstance(policy, OpponentSampler):
+            if policy.game is not None and not same_game(policy.game, self.game_name):
+                raise ValueError(f"{what} plays {policy.game}, not {self.game_name}: seat a policy of this game")
+        else:
+            check_game(policy, self.game_name, what)
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -198,18 +211,11 @@ class SingleAgentEnv(gym.Env):
             others = list(self._opponents.sample_lineup(rng, n - 1))
         else:
             others = [self._policy(pool[int(rng.integers(len(pool)))]) for pool in self._pools[n]]
-        others = [mixture.seat(policy, rng) for policy in others]  # a mixture: each seat draws its member
-        self.seat_policies = [*others[: self.seat], None, *others[self.seat :]]
-        if seed is not None:
-            for i, policy in enumerate(self.seat_policies):
-                if policy is not None:
-                    _reseed(policy, seed * 7 + i)
-        deck = getattr(self.aec.unwrapped, "deck", None)
-        if deck is not None:  # a custom deck (issue #16): rule bots value its cards (after any reset)
-            for policy in self.seat_policies:
-                if policy is not None and callable(getattr(policy, "use_deck", None)):
-                    policy.use_deck(deck)
-        self.aec.reset(seed=int(rng.integers(2**63)))
+        game_seed = int(rng.integers(2**63))
+        # each opponent seated for this game: told the table and its deck, reseeded from the game's seed
+        # (a mixture draws the member that plays the seat)
+        self.seat_policies = seat_all(self.aec, [*others[: self.seat], None, *others[self.seat :]], game_seed)
+        self.aec.reset(seed=game_seed)
         self._learner = self.aec.possible_agents[self.seat]
 
     def learner_step(self, action: Any) -> None:
@@ -245,7 +251,7 @@ class SingleAgentEnv(gym.Env):
         truncated = bool(aec.truncations[self._learner])
         if truncated and not terminated:
             reward += self.truncation_reward
-        if (terminated or truncated) and hasattr(self._opponents, "report"):
+        if (terminated or truncated) and isinstance(self._opponents, OpponentSampler):
             self._opponents.report(self.seat in aec._winners())
         if self.render_mode == "human":
             self.render()

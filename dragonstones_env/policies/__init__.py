@@ -1,10 +1,11 @@
 """Policies that take a seat at the table: bots, trained checkpoints, and the registry.
 
-A policy is any object with ``act(observation) -> int``, where ``observation`` is the AEC
-observation dict (``"observation"``, ``"action_mask"``); it never returns a masked action.
-It may also have ``act_batch(observations, masks) -> np.ndarray`` for speed, and a policy that
-searches (``ismcts``) has ``observe_game(info)``: tables seat policies through :func:`decide`,
-which hands it the seat's information state first (:mod:`.information`).
+A policy is a :class:`Policy`: ``act(observation) -> int``, where ``observation`` is the AEC
+observation dict (``"observation"``, ``"action_mask"``); it never returns a masked action. What else
+it may offer (a reset per game, batched acting, action probabilities, a critic, the seat's
+information state) are the named methods of :class:`Policy`, with defaults; see
+:mod:`dragonstones_env.policies.base`. Tables seat a policy for each game with :func:`seat` and a
+:class:`Table`, and ask it through :func:`decide`.
 
 >>> from dragonstones_env.policies import load_policy
 >>> bot = load_policy("heuristic")
@@ -12,8 +13,10 @@ which hands it the seat's information state first (:mod:`.information`).
 RandomPolicy(seed=3)
 """
 
-from .information import InformationState, decide, information_state
-from .registry import ZOO, Policy, PolicyError, RandomPolicy, available, load_policy, zoo
+from .base import Capabilities, Policy, PolicyError, RandomPolicy, Table, as_policy, seat, seat_seed
+from .information import InformationState, decide, information_state, seat_all, table_of
+from .registry import ZOO, available, load_policy, zoo
 
-__all__ = ["ZOO", "InformationState", "Policy", "PolicyError", "RandomPolicy", "available", "decide",
-           "information_state", "load_policy", "zoo"]
+__all__ = ["ZOO", "Capabilities", "InformationState", "Policy", "PolicyError", "RandomPolicy", "Table",
+           "as_policy", "available", "decide", "information_state", "load_policy", "seat", "seat_all", "seat_seed",
+           "table_of", "zoo"]

@@ -38,6 +38,7 @@ import json
 import re
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ import numpy as np
 from dragonstones_env import games
 from dragonstones_env.bounds import FILE_BYTES, InputError, read_limited
 
-from .base import PolicyError
+from .base import Capabilities, Policy, PolicyError
 from .marks import sha256_bytes, write_mark
 
 CARD_FILE = "card.json"
@@ -207,7 +208,7 @@ def sb3_weights(model: Any, part: str) -> tuple[list[tuple[np.ndarray, np.ndarra
             for m in sb3_linears(model, part)], sb3_activation(model)
 
 
-class CheckpointPolicy:
+class CheckpointPolicy(Policy):
     """Samples from (or, with ``deterministic=True``, takes the most likely of) a trained actor's
     masked action distribution."""
 
@@ -298,6 +299,11 @@ class CheckpointPolicy:
     def has_value(self) -> bool:
         """Whether :meth:`value` can judge a position: the checkpoint has its critic (``value.npz``)."""
         return self._critic_file is not None  # the critic is only ever read from this file
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """As its class says, but ``value`` only with its critic (``value.npz``)."""
+        return replace(super().capabilities, value=self.has_value)
 
     def value(self, observation: dict[str, np.ndarray]) -> float:
         """The critic's estimate of this seat's final reward from here (the game's end pays +1 to a

@@ -1,9 +1,10 @@
 """What a seat may use of a game in progress beyond its observation: its *information state*.
 
 A policy's ``act(observation)`` sees one observation. A policy that searches (``ismcts``,
-:mod:`.search`) needs the game itself to imagine how it goes on; it has an ``observe_game(info)``
-method, and whatever seats it (the arena, the Gymnasium env's opponents, the app, the RLlib env)
-calls :func:`decide`, which hands it the seat's :class:`InformationState` before asking ``act``.
+:mod:`.search`) needs the game itself to imagine how it goes on; it overrides
+:meth:`~.base.Policy.observe_game` (its ``capabilities.information_state``), and whatever seats it
+(the arena, the Gymnasium env's opponents, the app, the RLlib env) calls :func:`decide`, which hands
+it the seat's :class:`InformationState` before asking ``act``.
 
 An :class:`InformationState` does not show the engine: it *samples* it. :meth:`InformationState.sample`
 returns a determinization, a whole new engine drawn from what the seat knows, by the game's own
@@ -14,7 +15,7 @@ tests/test_search.py checks that the samples' distribution does not depend on th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from dragonstones_env.registry import GameSpec
 from dragonstones_env.registry import get as get_game
 
-from .base import PolicyError
+from .base import Policy, PolicyError, Table, seat, seat_seed
 
 
 class InformationState:
@@ -70,16 +71,26 @@ def information_state(env: Any, agent: str) -> InformationState:
     return InformationState(spec, raw.game, raw.agent_name_mapping[agent], raw.options)
 
 
-def needs_game(policy: Any) -> bool:
-    """Whether ``policy`` is handed its seat's information state before it acts (it has ``observe_game``)."""
-    return callable(getattr(policy, "observe_game", None))
+def table_of(env: Any, seat_index: int, seed: int | None = None) -> Table:
+    """The :class:`~.base.Table` of seat ``seat_index`` at the AEC ``env`` (wrapped or not) of a registered
+    game: its id, size, options and custom deck, with ``seed`` for the seat's policy."""
+    raw = env.unwrapped
+    return Table(get_game(raw.metadata["name"]).id, raw.num_players, seat_index, seed, raw.options, raw.deck)
 
 
-def decide(policy: Any, env: Any, agent: str) -> Any:
-    """``policy``'s action for ``agent``, the agent to act in the AEC ``env``: a policy with an
-    ``observe_game`` method (a search) is first handed the seat's information state. What every
-    table that seats policies calls instead of ``policy.act(env.observe(agent))``; the action is returned
-    as the policy gave it (the env refuses a bad one)."""
-    if needs_game(policy):
+def seat_all(env: Any, policies: Sequence[Any], game_seed: int | None) -> list[Any]:
+    """Each seat's policy seated at the AEC ``env`` for the game dealt with ``game_seed``, each with its
+    seat's seed (:func:`~.base.seat_seed`); a None seat (a person) stays None. Returns what plays each
+    seat (a mixture's drawn member, or the policy)."""
+    return [None if p is None else seat(p, table_of(env, i, seat_seed(game_seed, i)))
+            for i, p in enumerate(policies)]
+
+
+def decide(policy: Policy, env: Any, agent: str) -> Any:
+    """``policy``'s action for ``agent``, the agent to act in the AEC ``env``: a policy that asks for
+    the game (``capabilities.information_state``: a search) is first handed the seat's information
+    state. What every table that seats policies calls instead of ``policy.act(env.observe(agent))``;
+    the action is returned as the policy gave it (the env refuses a bad one)."""
+    if policy.capabilities.information_state:
         policy.observe_game(information_state(env, agent))
     return policy.act(env.observe(agent))

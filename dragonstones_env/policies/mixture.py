@@ -16,13 +16,11 @@ loaded as one folder. A shipped checkpoint's name loads too, but it follows the 
 ``champion`` passed from v4 to v5), so ``training/meta.py`` copies shipped checkpoints in. A
 member may not be a search (it needs the game, not an observation) nor another mixture.
 
-How a member is drawn, per seat and per game:
-
-* seated by a sampler that owns the table's random draws (the Gym env's opponents, the training
-  league): :func:`seat` draws the member from the table's generator, so one loaded mixture can
-  sit in several seats and tables at once, each seat playing its own member;
-* seated as its own instance per seat (the evaluation's tournament, the arena, the browser
-  table): ``reset(seed)`` draws the member that plays the next game.
+How a member is drawn, per seat and per game: seating the mixture (:func:`~.base.seat`, which calls
+:meth:`MixturePolicy.sit`) draws the member that plays the seat, from the table's seed (or the
+mixture's own generator when the table gives none), and returns that member, seated in turn; so one
+loaded mixture can sit in several seats and tables at once, each seat playing its own member.
+``reset(seed)`` draws the member :meth:`MixturePolicy.act` plays when it is used without a table.
 """
 
 from __future__ import annotations
@@ -37,8 +35,7 @@ import numpy as np
 
 from dragonstones_env.core import same_game
 
-from .base import Policy, PolicyError
-from .information import needs_game
+from .base import Policy, PolicyError, Table
 
 ALGORITHM = "mixture"  # card.json's "algorithm" of a mixture folder
 MAX_MEMBERS = 64
@@ -82,7 +79,7 @@ def member_path(folder: Path, name: str, spec: str) -> Path:
     return path
 
 
-class MixturePolicy:
+class MixturePolicy(Policy):
     """A distribution over member policies; each seat plays one member for a whole game.
 
     ``card`` is the card it was loaded from (its panel and provenance, as a checkpoint's ``card``);
@@ -105,17 +102,17 @@ class MixturePolicy:
         return self.members[int(rng.choice(len(self.members), p=self.weights))]
 
     def reset(self, seed: int | None = None) -> None:
-        """A new game: the seed draws the member that plays it (and seeds the members)."""
+        """A new game without a table: the seed draws the member :meth:`act` plays (and seeds the members)."""
         self.rng = np.random.default_rng(seed)
         for member in self.members:
-            if callable(getattr(member, "reset", None)):
-                member.reset(seed)
+            member.reset(seed)
         self.current = self.draw(self.rng)
 
-    def use_deck(self, deck: Any) -> None:
-        for member in self.members:
-            if callable(getattr(member, "use_deck", None)):
-                member.use_deck(deck)
+    def sit(self, table: Table) -> Policy:
+        """The member that plays this seat for this game, drawn with the table's seed (the mixture's
+        own generator when it gives none) and seated in turn."""
+        rng = self.rng if table.seed is None else np.random.default_rng([table.seed, 0x313])
+        return self.draw(rng).sit(table)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.current.act(observation)
@@ -123,11 +120,6 @@ class MixturePolicy:
     def __repr__(self) -> str:
         parts = ", ".join(f"{n}: {w:.3f}" for n, w in zip(self.names, self.weights, strict=True))
         return f"MixturePolicy({self.spec!r}; {parts})"
-
-
-def seat(policy: Any, rng: np.random.Generator) -> Any:
-    """What plays a seat for one game: a mixture's member drawn by ``rng``, any other policy itself."""
-    return policy.draw(rng) if isinstance(policy, MixturePolicy) else policy
 
 
 def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, deterministic: bool,
@@ -142,12 +134,11 @@ def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, determ
         policy = load_member(target, seed, deterministic)
         if isinstance(policy, MixturePolicy):
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} is a mixture; list its members instead")
-        if needs_game(policy):
+        if policy.capabilities.information_state:
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} searches the game, and a mixture's members "
                               "decide from observations")
-        game = getattr(policy, "game", None)
-        if game is not None and not same_game(game, card["env"]):
-            raise PolicyError(f"policy {spec!r}: member {m.spec!r} plays {game}, the mixture {card['env']}")
+        if policy.game is not None and not same_game(policy.game, card["env"]):
+            raise PolicyError(f"policy {spec!r}: member {m.spec!r} plays {policy.game}, the mixture {card['env']}")
         members.append(policy)
         names.append(m.spec)
     return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed, card)

@@ -15,7 +15,7 @@ import numpy as np
 from dragonstones_env.registry import ByGame
 
 from . import mixture, search
-from .base import Policy, PolicyError, RandomPolicy
+from .base import Policy, PolicyError, RandomPolicy, as_policy
 from .bots import BOTS
 from .checkpoint import CARD_FILE, MODEL_FILE, POLICY_FILE, expected_layout, game_spaces, load_checkpoint, read_card
 
@@ -101,14 +101,13 @@ def load_policy(spec: Any, seed: int | None = None, deterministic: bool = False)
     a built-in with options (``"ismcts:simulations=400:rollout=random"``, docs/search.md), the name
     of a checkpoint shipped in ``policies/`` (see :func:`available`), the path of a
     checkpoint folder (``card.json`` + ``policy.npz``) or of a file in it, or a policy object
-    (returned as is). ``seed`` seeds the policy's own sampling. A checkpoint is checked before
+    (a :class:`Policy` returned as is; an object with ``act`` or a function of the observation
+    wrapped by :func:`~.base.as_policy`). ``seed`` seeds the policy's own sampling. A checkpoint is checked before
     it plays (see :mod:`dragonstones_env.policies.checkpoint`); ``model.zip`` is never read. Raises
     :class:`PolicyError` naming the spec and the problem.
     """
-    if isinstance(spec, Policy) and not isinstance(spec, (str, Path)):
-        return spec
     if not isinstance(spec, (str, Path)):
-        raise PolicyError(f"a policy spec is a name, a path or an object with act(); got {type(spec).__name__}")
+        return as_policy(spec)
     if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
                              or seed < 0):
         raise PolicyError(f"policy {str(spec)!r}: seed must be a non-negative integer or None, got {seed!r}")

@@ -48,7 +48,7 @@ import numpy as np
 
 from dragonstones_env.core import same_game
 
-from .base import PolicyError
+from .base import Policy, PolicyError, Table
 from .checkpoint import VALUE_FILE
 from .information import InformationState
 
@@ -209,7 +209,7 @@ class _Node:
         return max(self.visits, key=lambda a: (self.visits[a], self.total[a] / self.visits[a], -self.order.index(a)))
 
 
-class SearchPolicy:
+class SearchPolicy(Policy):
     """Information-set MCTS at one seat (see the module's docstring); ``load_policy("ismcts:...")``.
 
     ``load(spec, seed)`` loads the rollout policies (the registry's ``load_policy``).
@@ -238,7 +238,7 @@ class SearchPolicy:
                 probe = load(options.rollout, 0)
             except PolicyError as err:
                 raise PolicyError(f"policy spec {self.spec!r}: rollout={options.rollout!r}: {err}") from None
-            self.game = getattr(probe, "game", None)
+            self.game = probe.game
             self._check_rollout(probe, options.rollout)
             self._check_horizon(probe, options.rollout)
             self._check_order(probe, options.rollout)
@@ -252,12 +252,13 @@ class SearchPolicy:
         self.rng = np.random.default_rng(seed)
         self._table = None  # the rollout copies are made again from the new seed
 
-    def use_deck(self, deck: Any) -> None:
-        """A custom deck (issue #16): told to the rollout copies that value one."""
-        self._deck = deck
-        for bot in self._bots:
-            if callable(getattr(bot, "use_deck", None)):
-                bot.use_deck(deck)
+    def sit(self, table: Table) -> SearchPolicy:
+        """A new game at ``table``; its custom deck (issue #16) is told to the rollout copies."""
+        super().sit(table)
+        if table.deck is not self._deck:
+            self._deck = table.deck
+            self._table = None  # the rollout copies are seated again, at a table of this deck
+        return self
 
     def observe_game(self, info: InformationState) -> None:
         """The seat's information state for the next :meth:`act` (:func:`~.information.decide`)."""
@@ -355,7 +356,7 @@ class SearchPolicy:
         normalised and paid as the end pays them (+1 to the winner, -1/(n-1) to the others)."""
         sim = self._sim
         n = sim.num_players
-        if _has_value(self._bots[0]):
+        if self._bots[0].capabilities.value:
             values = np.array([self._bots[p].value(sim.observe(a)) for p, a in enumerate(sim.possible_agents)])
             return list(values - values.mean())
         chances = np.array([self._bots[p].win_chance(sim.observe(a)) for p, a in enumerate(sim.possible_agents)])
@@ -378,27 +379,27 @@ class SearchPolicy:
             return
         spec = self.options.rollout or info.spec.default_bot
         self._bots = [self._load(spec, int(s)) for s in self.rng.integers(2**31, size=info.num_players)]
-        for bot in self._bots:
+        for p, bot in enumerate(self._bots):
             self._check_rollout(bot, spec)
-            if self._deck is not None and callable(getattr(bot, "use_deck", None)):
-                bot.use_deck(self._deck)
+            # seeded by their loading above (seed None here); told the game's deck
+            bot.sit(Table(info.spec.id, info.num_players, p, None, info.options, self._deck))
         self._check_horizon(self._bots[0], spec)
         self._check_order(self._bots[0], spec)
         horizon = self.options.horizon
         if horizon is None:
-            horizon = AUTO_HORIZON if _judges(self._bots[0]) else 0
+            horizon = AUTO_HORIZON if self._bots[0].capabilities.judges else 0
         self._horizon = horizon
         self._sim = info.simulator()
         self._table = table
 
     def _check_horizon(self, policy: Any, spec: str) -> None:
-        if self.options.horizon and not _judges(policy):
+        if self.options.horizon and not policy.capabilities.judges:
             raise PolicyError(f"policy spec {self.spec!r}: the rollout policy {spec!r} has no win_chance nor critic "
                               f"(a checkpoint's {VALUE_FILE}) to judge a position at the horizon: use horizon=0 "
                               "(to the end of the game) or auto")
 
     def _check_order(self, policy: Any, spec: str) -> None:
-        if self.options.order == "probability" and not callable(getattr(policy, "probabilities", None)):
+        if self.options.order == "probability" and not policy.capabilities.probabilities:
             raise PolicyError(f"policy spec {self.spec!r}: order=probability needs a rollout policy with action "
                               f"probabilities (a checkpoint); {spec!r} has none: use order=sample")
 
@@ -406,16 +407,6 @@ class SearchPolicy:
         if isinstance(policy, SearchPolicy):
             raise PolicyError(f"policy spec {self.spec!r}: rollout={spec!r}: a search cannot be the rollout policy "
                               "of a search")
-
-
-def _has_value(policy: Any) -> bool:
-    """Whether ``policy`` is a checkpoint with its critic (``value``)."""
-    return bool(getattr(policy, "has_value", False))
-
-
-def _judges(policy: Any) -> bool:
-    """Whether ``policy`` can judge a position at a horizon: a critic, or a rule bot's ``win_chance``."""
-    return _has_value(policy) or callable(getattr(policy, "win_chance", None))
 
 
 def make(seed: int | None, options_text: str | None, load: Callable[[str, int], Any], spec: str = NAME) -> SearchPolicy:

@@ -34,9 +34,8 @@ import numpy as np
 
 from dragonstones_env.bounds import BOUNDS
 from dragonstones_env.core import ReplayError
-from dragonstones_env.policies import PolicyError, available, decide, load_policy
+from dragonstones_env.policies import PolicyError, available, decide, load_policy, seat_all
 from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
-from dragonstones_env.policies.information import needs_game
 
 from . import games
 from .games.common import insight
@@ -121,9 +120,8 @@ def load_seat_policy(mod: ModuleType, spec: Any, seed: int, deterministic: bool 
         policy = load_policy(spec, seed=seed, deterministic=deterministic)
     except PolicyError as err:
         raise AppError(400, str(err)) from None
-    plays = getattr(policy, "game", None)
-    if plays is not None and plays not in mod.POLICY_GAMES:
-        raise AppError(400, f"policy {spec!r} plays {plays!r}, not {mod.TITLE}")
+    if policy.game is not None and policy.game not in mod.POLICY_GAMES:
+        raise AppError(400, f"policy {spec!r} plays {policy.game!r}, not {mod.TITLE}")
     return policy
 
 
@@ -295,22 +293,13 @@ def env_options(mod: ModuleType, body: dict[str, Any], sources: Sources) -> dict
     return options
 
 
-def table(mod: ModuleType, players: int, options: dict[str, Any], policies: list[Any]) -> Any:
-    """A new env with ``options`` (a bad custom card: a 400 naming its card and field), whose deck
-    the seated rule bots are told (so they value the custom cards, as in dragonstones_env.evaluation)."""
+def table(mod: ModuleType, players: int, options: dict[str, Any]) -> Any:
+    """A new env with ``options`` (a bad custom card: a 400 naming its card and field); the policies are
+    seated at it with ``seat_all`` (told its deck, so rule bots value the custom cards)."""
     try:
-        env = mod.make_env(players, **options)
+        return mod.make_env(players, **options)
     except ValueError as err:
         raise AppError(400, str(err)[:600]) from None
-    _tell_deck(env, policies)
-    return env
-
-
-def _tell_deck(env: Any, policies: list[Any]) -> None:
-    deck = getattr(env, "deck", None)
-    for policy in policies:
-        if deck is not None and callable(getattr(policy, "use_deck", None)):
-            policy.use_deck(deck)
 
 
 def _names(body: dict[str, Any], n: int) -> list[str]:
@@ -392,8 +381,9 @@ class LiveGame:
             raise AppError(400, "insight shows what a bot privately knows (its coming sealed bid): a table with "
                                 "human seats shows it after the game, in its replay")
         options = env_options(mod, body, sources)
-        self.policies = [None if s == HUMAN else sources.policy(mod, s, seed + 1 + i) for i, s in enumerate(seats)]
-        self.env = table(mod, n, options, self.policies)
+        self.env = table(mod, n, options)
+        # seated by the one rule (policies.seat_seed of the game's seed), as evaluations seat them
+        self.policies = seat_all(self.env, [None if s == HUMAN else sources.policy(mod, s, 0) for s in seats], seed)
         self.env.reset(seed=seed)
         self._start(background)
         self.advance()
@@ -424,15 +414,15 @@ class LiveGame:
         self.seats, self.names = list(setup["seats"]), list(setup["names"])
         self.seeded, self.pace_ms = bool(setup["seeded"]), int(setup["pace_ms"])
         seed = start["seed"]
-        self.policies = [None if s == HUMAN else sources.policy(mod, s, seed + 1 + i) for i, s in enumerate(self.seats)]
         self.env = mod.env_for_record(start)
-        _tell_deck(self.env, self.policies)
+        loaded = [None if s == HUMAN else sources.policy(mod, s, 0) for s in self.seats]
+        self.policies = seat_all(self.env, loaded, seed)
         self._start(background)
         n = start["num_players"]
         for ev in record:
             if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
                 seat, action = ev["player"], mod.encode(ev["option"], ev["player"], n)
-                if self.policies[seat] is not None and not needs_game(self.policies[seat]):
+                if self.policies[seat] is not None and not self.policies[seat].capabilities.information_state:
                     self.policies[seat].act(self.env.observe(self.env.agent_selection))
                 self._step(action)
         if self.env.game.record != record:
@@ -476,11 +466,11 @@ class LiveGame:
         (:meth:`think_due`). Returns the moves played."""
         played = 0
         while (seat := self._due(played, now)) is not None:
-            if self.background and needs_game(self.policies[seat]):
+            if self.background and self.policies[seat].capabilities.information_state:
                 break
             policy, agent = self.policies[seat], self.env.agent_selection
             if self.insight_allowed:
-                seen = insight(policy, self.env, agent)
+                seen = insight(policy, self.env, agent, self.seats[seat])
                 if seen is not None:
                     self.insights = [*self.insights[-19:], {"seat": seat, "move": self.moves, **seen}]
             self._step(int(decide(policy, self.env, agent)))
@@ -492,7 +482,7 @@ class LiveGame:
         :attr:`thinking` (nothing moves the game until :meth:`play_thought`) and return the job that
         decides it, to run without the table's lock: it returns ``(moves, action)``. Else None."""
         seat = self._due(0, now)
-        if seat is None or not self.background or not needs_game(self.policies[seat]):
+        if seat is None or not self.background or not self.policies[seat].capabilities.information_state:
             return None
         self.thinking = seat
         # On a copy of the env, taken now under the lock: requests read the game while the search
@@ -591,18 +581,12 @@ def _think(policy: Any, env: Any, moves: int) -> tuple[int, int]:
     return moves, int(decide(policy, env, env.agent_selection))
 
 
-def evaluation_seed(seed: int, game_index: int, seat: int) -> int:
-    """The seed ``dragonstones_env.evaluation`` resets the policy of one seat of one game with (its
-    ``policy_seed``; restated here because play must not import training, and pinned by a test)."""
-    return int(np.random.SeedSequence([seed, game_index, seat]).generate_state(1)[0])
-
-
 def regenerate(body: dict[str, Any], sources: Sources = LOCAL,
                seconds: float = REGENERATE_SECONDS) -> dict[str, Any]:
     """A game of ``dragonstones_env.evaluation``'s output played again exactly, from its ``games.json`` entry:
     ``{"game": summary's game, "deterministic": summary's flag, "regenerate": entry}``. The game's
-    seed, line-up and the policies' seeds (derived from the evaluation seed, ``entry["seed"] -
-    entry["game"]``) give the same game; a 422 if it does not end as the entry says, or if it takes
+    seed, line-up and the policies' seeds (derived from the game's seed by ``policies.seat_seed``)
+    give the same game; a 422 if it does not end as the entry says, or if it takes
     longer than ``seconds`` to play."""
     mod = adapter(body.get("game"))
     entry = body["regenerate"]
@@ -621,9 +605,9 @@ def regenerate(body: dict[str, Any], sources: Sources = LOCAL,
         raise AppError(400, f"the entry's env_options {stray} cannot be set in the app; it sets "
                             f"{list(mod.ENV_OPTIONS) or 'none'} for {mod.TITLE}"[:300])
     deterministic = bool(body.get("deterministic", False))
-    policies = [sources.policy(mod, spec, evaluation_seed(seed - index, index, i), deterministic)
-                for i, spec in enumerate(lineup)]
-    env = table(mod, len(lineup), env_options(mod, options, sources), policies)
+    env = table(mod, len(lineup), env_options(mod, options, sources))
+    # seated as the evaluation's arena seats them: each seat's seed from the game's (policies.seat_seed)
+    policies = seat_all(env, [sources.policy(mod, spec, 0, deterministic) for spec in lineup], seed)
     env.reset(seed=seed)
     steps, deadline = 0, time.monotonic() + seconds
     while env.game.decision is not None:
@@ -729,7 +713,7 @@ class Replay:
             spec = self.seats[actor]
             if spec in ("?", HUMAN, "") or actor in self.insight_unavailable:
                 return None
-        seen = insight(self.sources.insight_policy(self.mod, spec), env, env.agent_selection)
+        seen = insight(self.sources.insight_policy(self.mod, spec), env, env.agent_selection, spec)
         return None if seen is None else {"seat": actor, **seen}
 
     def state(self, step: Any, seat: Any, insight_spec: str | None = None, log_from: int = 0) -> dict[str, Any]:

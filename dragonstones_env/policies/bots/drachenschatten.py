@@ -47,6 +47,7 @@ from dragonstones_env.games.drachenschatten import actions as A
 from dragonstones_env.games.drachenschatten.cards import CARDS, NUM_CARD_TYPES, OBJECT_KINDS, PROTECTS
 from dragonstones_env.games.drachenschatten.observation import LAYOUT, decode
 from dragonstones_env.games.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
+from dragonstones_env.policies.base import Policy
 
 # ---------------------------------------------------------------------------- card data (D1)
 _T = NUM_CARD_TYPES
@@ -185,7 +186,7 @@ assert LAYOUT["memory"].shape == (NUM_STACKS, _T)
 
 
 # ---------------------------------------------------------------------------- the bot
-class DrachenSchattenHeuristic:
+class DrachenSchattenHeuristic(Policy):
     """Rule-based DrachenSchatten bot (see the module docstring); ``act`` never returns a masked action."""
 
     game = "drachenschatten"  # seating it at another game's table is refused

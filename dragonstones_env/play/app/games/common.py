@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.policies import PolicyError
+from dragonstones_env.policies import Policy, PolicyError
 
 
 def plain(value: Any) -> Any:
@@ -77,19 +77,18 @@ def button_groups(env: Any, families: Sequence[Any], legal: Sequence[int], title
     return list(groups.values())
 
 
-def insight(policy: Any, env: Any, agent: str, top: int = 5) -> dict[str, Any] | None:
+def insight(policy: Policy, env: Any, agent: str, name: str, top: int = 5) -> dict[str, Any] | None:
     """A checkpoint's masked action probabilities at the current decision of ``agent``: its top
     actions, described, and its critic's estimate of the seat's final reward when it has one. None for
-    policies without ``probabilities`` (rule bots)."""
-    probabilities = getattr(policy, "probabilities", None)
-    if probabilities is None:
+    policies without ``probabilities`` (rule bots). ``name`` is the policy's spec, as shown."""
+    if not policy.capabilities.probabilities:
         return None
     obs = env.observe(agent)
-    probs = probabilities(obs["observation"][None], obs["action_mask"][None])[0]
+    probs = policy.probabilities(obs["observation"][None], obs["action_mask"][None])[0]
     order = np.argsort(-probs, kind="stable")[:top]
     shown = [(int(a), round(float(probs[a]), 4)) for a in order]
     return {
-        "policy": str(getattr(policy, "spec", type(policy).__name__)),
+        "policy": name,
         # an action below 0.00005 would read "p 0": only those that show a probability are listed
         "top": [{"action": a, "text": env.describe_action(a), "p": p} for a, p in shown if p > 0],
         # the critic's estimate of this seat's final reward (+1 a win, -1/(n-1) a loss), if it ships one
@@ -97,8 +96,8 @@ def insight(policy: Any, env: Any, agent: str, top: int = 5) -> dict[str, Any] |
     }
 
 
-def _value(policy: Any, obs: dict[str, np.ndarray]) -> float | None:
-    if not getattr(policy, "has_value", False):
+def _value(policy: Policy, obs: dict[str, np.ndarray]) -> float | None:
+    if not policy.capabilities.value:
         return None
     try:
         return round(policy.value(obs), 3)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dragonstones_env.games.fist import actions as A
+from dragonstones_env.policies import base
 
 from . import bidding, choices
 from .custom_values import deck_gains
@@ -18,7 +19,7 @@ from .table import Table, observe
 from .values import Values
 
 
-class HeuristicPolicy:
+class HeuristicPolicy(base.Policy):
     """Rule-based player: ``act(observation_dict) -> action``, never a masked action."""
 
     game = "dragonstones"  # seating it at another game's table is refused
@@ -41,10 +42,13 @@ class HeuristicPolicy:
         self.rng = np.random.default_rng(seed)
         self.memory = choices.Memory()  # a Rainbow Dragon's colour is the last game's (F39)
 
-    def use_deck(self, deck) -> None:
-        """Value the custom characters of ``deck`` (a ``custom.Deck``, issue #16) from their
-        effects or value hints; without it a custom card is worth nothing to the bot."""
-        self.values.custom = deck_gains(deck)
+    def sit(self, table: base.Table) -> HeuristicPolicy:
+        """A new game at ``table``: reseeded (when the table gives a seed), and valuing the custom
+        characters of its deck (a ``custom.Deck``, issue #16) from their effects or value hints; at a
+        table of the box's deck a custom card is worth nothing to the bot."""
+        super().sit(table)
+        self.values.custom = deck_gains(table.deck)
+        return self
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.decide(observe(observation["observation"]), observation["action_mask"])

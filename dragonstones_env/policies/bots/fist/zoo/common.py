@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from dragonstones_env.games.fist import actions as A
 from dragonstones_env.games.fist.cards import COLOURS
 from dragonstones_env.games.fist.env import raw_env
+from dragonstones_env.policies import base
 
 from ..bidding import NO_BID
 from ..params import PARAMS, Params
@@ -53,7 +54,7 @@ BidFn = Callable[["ZooPolicy", Table], tuple]
 ScoreFn = Callable[["ZooPolicy", Table, tuple], float]
 
 
-class ZooPolicy:
+class ZooPolicy(base.Policy):
     """``act(observation_dict) -> action`` for one style; never a masked action."""
 
     game = raw_env.metadata["name"]  # the game it plays: seating it at another game's table can be refused
@@ -75,9 +76,12 @@ class ZooPolicy:
         self.values = self.heuristic.values
         self.fallbacks = 0  # times a computed action was masked and the empty action was used instead
 
-    def use_deck(self, deck) -> None:
-        """Value a custom deck's characters (see ``HeuristicPolicy.use_deck``)."""
-        self.heuristic.use_deck(deck)
+    def sit(self, table: base.Table) -> ZooPolicy:
+        """A new game at ``table``; a custom deck's characters valued as the heuristic does
+        (``HeuristicPolicy.sit``)."""
+        super().sit(table)
+        self.heuristic.sit(replace(table, seed=None))  # reset(seed) above has reseeded it
+        return self
 
     def __repr__(self) -> str:
         return f"ZooPolicy({self.style.name!r}, seed={self.seed})"
