@@ -29,22 +29,45 @@ What OpenSpiel is told, and why:
   ``action_to_string`` its ``describe_action``; ``max_game_length`` is ``GameSpec.max_decisions``.
 * **Observations** are what the env shows a player: its observation vector (``observation_tensor``)
   and, as a string, the vector's nonzero entries by piece name and in counts followed, for the player to
-  act, by his legal actions (the env's action mask: ``observation_string``). It is NOT a perfect-recall
-  information state: it shows the table now (and, in Fist's ``recall`` mode, coins derived from the
-  whole public past), not every past observation. So the game provides no information-state string or
-  tensor; OpenSpiel's ``ISMCTSBot`` keys its nodes on the observation string with
-  ``use_observation_string=True``, as this package's own ``ismcts`` keys them on the observation.
+  act, by his legal actions (the env's action mask: ``observation_string``). An observation is the table
+  now (and, in Fist's ``recall`` mode, coins derived from the whole public past), not every past one.
+* **Information states** (perfect recall, one per seat). ``information_state_string(p)`` is ``seat p | now:
+  <p's observation string> | past: <p's history>``, the history every entry of p's action-observation
+  sequence in order: ``saw i:v ...`` when a step changed p's observation vector (the changed entries and
+  their new values, exact), ``did a`` for each of p's own actions. A step that changes nothing p sees adds
+  nothing: p cannot tell it happened (another player's sealed bid). So two states give p the same string
+  exactly when p has seen and done the same things, and a later string of p's extends every earlier one.
+  ``information_state_tensor(p)`` has a fixed shape, which no whole history fits: p's observation vector,
+  how many times p took each action (``num_distinct_actions`` counts) and p's last action (one-hot), a
+  summary for neural learners that two information sets may share; the string is the exact key (tabular
+  MCCFR, ISMCTS). Histories cost an observation of every seat at every step, so a state keeps them only
+  once one was asked for: the first ask replays the game from its seed (or the position it was made at),
+  later actions extend them; games that never ask (ISMCTS on observations) pay nothing.
 * **Resampling.** ``resample_from_infostate(player, sampler)`` is the game's determinization sampler
   (``GameSpec.sample_state``, the one the ``ismcts`` policy searches with): hidden orders redrawn, other
   players' sealed bids of the auction in progress redrawn uniformly among their legal bids, a new random
-  generator seeded from two draws of ``sampler``; the player's own observation is unchanged. The new
-  state's ``history()`` is empty: its past is not known, only its present.
+  generator seeded from two draws of ``sampler``; the player's own observation is unchanged, and so is his
+  information state. The new state's ``history()`` is empty: its past is not known, only its present; the
+  other seats' histories there (and every seat's in a state made by :meth:`Game.new_state_at`) begin
+  with ``?`` (an unknown past) and their observation at that position.
+* **Serialization** is the game's verified record: ``state.serialize()`` is JSON text (the game and its
+  parameters, the seed its chance action drew, its actions, the SHA-256 of its engine's record) and
+  ``game.deserialize_state(text)`` draws that seed, applies the actions (each checked legal) and checks
+  the record; bad text raises ``ValueError`` naming what is wrong. Never a pickle: OpenSpiel's own
+  ``pickle``/``pyspiel.serialize_game_and_state`` do not apply to a sampled-stochastic Python game (they
+  raise "GetRNGState unimplemented"), and its C++ serialization of a Python state, which pickles the
+  state's attributes, is refused (``TypeError``). :func:`serialize_game_and_state` and
+  :func:`deserialize_game_and_state` carry the game too. A state that began at a position (no seed) is not
+  serialized: keep its engine's ``record``.
+* **OpenSpiel's C++ ISMCTSBot** cannot play these games (nor any Python game, in open-spiel 2.0.2): its
+  ``step`` releases Python's interpreter lock and then calls the game's Python code without it, a
+  segmentation fault. :func:`ismcts_bot` returns OpenSpiel's Python ``ISMCTSBot`` set up for these games
+  and refuses the C++ one with a clear error.
 
 Parameters: ``players`` (the table size), ``seed`` (-1 or a non-negative int) and each env option with a
 plain default (``observation_mode``, ``max_turns``, ``max_steps``); ``illegal_action`` is ``"raise"`` (an
 illegal action raises ``ValueError`` and changes nothing) and ``reward_shaping`` 0. Custom decks are not
-OpenSpiel parameters. A state is not serializable (OpenSpiel pickles Python games' states; the engine's
-``record`` replays a game instead) and the states of one game share one env, so use them from one thread.
+OpenSpiel parameters. The states of one game share one env, so use them from one thread.
 """
 
 from __future__ import annotations
@@ -448,6 +471,7 @@ class State(pyspiel.State):
             if action != 0:
                 raise ValueError(f"the chance node has one outcome, action 0 (the game's seed is drawn), got {action}")
             seed = shared.next_seed() if self._seed_to_draw is None else self._seed_to_draw
+            self._seed_to_draw = None
             shared.env.reset(seed=seed)
             self._engine = shared.env.game
             self._origin = _Origin(seed=seed)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 try:
     import pyspiel
@@ -29,6 +30,7 @@ except ImportError:
 
 from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import ismcts, mcts, outcome_sampling_mccfr
+from open_spiel.python.pytorch import policy_gradient
 
 from dragonstones_env import games, openspiel
 
@@ -517,7 +519,8 @@ def test_a_state_serializes_as_its_seed_and_actions_and_deserializes_to_the_same
             for p in range(players):
                 assert again.information_state_string(p) == state.information_state_string(p)
         assert again.serialize() == text
-        other_game, other = openspiel.deserialize_game_and_state(openspiel.serialize_game_and_state(state.get_game(), state))
+        both = openspiel.serialize_game_and_state(state.get_game(), state)
+        other_game, other = openspiel.deserialize_game_and_state(both)
         assert str(other_game) == str(game) and str(other) == str(state)
     live = states[2].clone()  # a deserialized game goes on as the original does
     again = game.deserialize_state(live.serialize())
@@ -625,6 +628,27 @@ def test_openspiels_rl_environment_gives_learners_the_information_state_tensor(s
             break
 
 
+@pytest.mark.parametrize(("spec", "players", "params"), [(FIST, 3, {"max_turns": 2}), (DS, 2, {})],
+                         ids=["fist-3p", "ds-2p"])
+def test_openspiels_pytorch_policy_gradient_learns_on_the_information_state_tensor(spec, players, params):
+    """A learner on the tensor: OpenSpiel's PyTorch actor-critic (policy_gradient, a2c) plays one game in every
+    seat through rl_environment and takes a learning step (a finite critic loss) at its end."""
+    game = load(spec, players, seed=4, **params)
+    env = rl_environment.Environment(game, seed=4)
+    size, actions = env.observation_spec()["info_state"][0], env.action_spec()["num_actions"]
+    torch.manual_seed(0)
+    agents = [policy_gradient.PolicyGradient(p, size, actions, loss_str="a2c", hidden_layers_sizes=[16],
+                                             batch_size=1) for p in range(players)]
+    step = env.reset()
+    while not step.last():
+        p = step.observations["current_player"]
+        step = env.step([agents[p].step(step).action])
+    for agent in agents:
+        assert getattr(agent, "_last_critic_loss_value", None) is None  # set by its first learning step
+        agent.step(step)  # the episode's end: a batch of one, learnt from
+        assert np.isfinite(agent._last_critic_loss_value.item())
+
+
 # ------------------------------------------------------------------ OpenSpiel's C++ ISMCTSBot
 CPP_ISMCTS = """
 import pyspiel
@@ -637,12 +661,24 @@ state.apply_action(0)
 
 def test_the_cpp_ismcts_bot_crashes_on_a_python_game_and_our_path_refuses_it_clearly():
     """OpenSpiel's C++ ISMCTSBot releases Python's interpreter lock in step() and calls the Python game back
-    without it: a segmentation fault (open-spiel 2.0.2; if this starts passing, OpenSpiel fixed it: update
-    ismcts_bot and docs/search.md). The module's ismcts_bot refuses it with a clear error and returns the
+    without it: a segmentation fault, on OpenSpiel's own Python kuhn_poker too, not on its C++ one (open-spiel
+    2.0.2; if this starts failing, OpenSpiel fixed it: update ismcts_bot and docs/search.md). The module's
+    ismcts_bot refuses it with a clear error and returns the
     Python bot, which plays, in a subprocess that exits cleanly."""
-    crash = CPP_ISMCTS + "bot = pyspiel.ISMCTSBot(0, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 4)\nbot.step(state)\n"
-    done = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True, timeout=300)
-    assert done.returncode == -signal.SIGSEGV, (done.returncode, done.stderr[-2000:])
+    bot = "bot = pyspiel.ISMCTSBot(0, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 4)\nbot.step(state)\n"
+    kuhn = textwrap.dedent('''
+        import pyspiel
+        from open_spiel.python.games import kuhn_poker  # registers OpenSpiel's own Python game
+        state = pyspiel.load_game("python_kuhn_poker").new_initial_state()
+        state.apply_action(0)
+        state.apply_action(1)
+    ''')
+    for script in (CPP_ISMCTS + bot, kuhn + bot):  # ours and OpenSpiel's own Python game alike
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+        assert done.returncode == -signal.SIGSEGV, (done.returncode, done.stderr[-2000:])
+    done = subprocess.run([sys.executable, "-c", kuhn.replace("python_kuhn_poker", "kuhn_poker") + bot],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]  # a C++ game: the bot plays
     ours = CPP_ISMCTS + textwrap.dedent("""
         try:
             openspiel.ismcts_bot(game, simulations=4, cpp=True)
