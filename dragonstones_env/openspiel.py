@@ -268,7 +268,8 @@ def _replay(shared: _Shared, origin: _Origin, actions: tuple[int, ...] | list[in
         shared.env.reset(seed=origin.seed)
         engine = shared.env.game
     elif origin.engine is not None:
-        engine = copy.deepcopy(origin.engine)
+        # observed only, when no action follows (a resampled state asked at once, as ISMCTS's root is)
+        engine = copy.deepcopy(origin.engine) if actions else origin.engine
         heir = origin.heir
     else:
         parent, parent_actions = origin.parent
