@@ -27,6 +27,7 @@ from dragonstones_env.play.app.games import drachenschatten as ds_adapter
 from dragonstones_env.play.app.games import dragonstones as fist_adapter
 from dragonstones_env.play.app.games.common import event_text, insight
 from dragonstones_env.play.app.server import create_app
+from dragonstones_env.policies import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "characters.yaml"
@@ -186,16 +187,15 @@ def test_insight_lists_only_actions_that_show_a_probability():
     e.reset(seed=0)
     legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
 
-    class Sure:  # a checkpoint nearly certain of one action: the next one rounds to 0
-        spec = "sure"
-
+    class Sure(Policy):  # a checkpoint nearly certain of one action: the next one rounds to 0
         def probabilities(self, observations, masks):
             p = np.zeros(masks.shape)
             p[0, legal[0]], p[0, legal[1]], p[0, legal[2]] = 0.99998, 0.00001, 0.00001
             return p
 
-    seen = insight(Sure(), e, e.agent_selection)
+    seen = insight(Sure(), e, e.agent_selection, "sure")
     assert [t["action"] for t in seen["top"]] == [legal[0]] and seen["top"][0]["p"] == 1.0
+    assert seen["policy"] == "sure" and seen["value"] is None  # no critic: no value shown
 
 
 def test_bots_keep_their_pace_and_seats_and_the_creator_change_it(client):

@@ -17,7 +17,7 @@ from tests.extras import TRAIN, TRAIN_MODULE
 
 pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import Policy, load_policy
 from training.collector import LeagueCollector, act_grouped
 from training.envs import make_vec_env
 from training.league import FolderVersions, League, publish_latest
@@ -138,12 +138,12 @@ def test_the_masks_are_the_envs_own_and_every_opponent_kind_plays_legally(tmp_pa
 def test_act_grouped_batches_each_policy_once_and_keeps_the_order():
     calls = []
 
-    class Batched:
+    class Batched(Policy):
         def act_batch(self, observations, masks):
             calls.append(len(observations))
             return observations[:, 0].astype(int)
 
-    class Alone:
+    class Alone(Policy):
         def act(self, observation):
             calls.append("alone")
             return int(observation["observation"][0]) + 100

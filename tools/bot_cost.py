@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     obs = observations(args.game, args.players, args.decisions)
     bots = {name: load_policy(name, seed=0) for name in [spec.default_bot, *zoo(args.game), "random"]}
     rows: dict[str, list[float]] = {name: [] for name in bots}
-    checkpoints = [name for name in shipped() if getattr(load_policy(name), "game", None) in (spec.id, spec.name)]
+    checkpoints = [name for name in shipped() if load_policy(name).game in (spec.id, spec.name)]
     for name in checkpoints:
         rows[f"{name} (alone)"] = []
         rows[f"{name} (batch 64)"] = []

@@ -28,17 +28,16 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import games
-from dragonstones_env.policies import load_policy
-from dragonstones_env.policies.information import needs_game
+from dragonstones_env.policies import Policy, Table, load_policy
 from training.collector import LeagueCollector
 from training.league import FolderVersions, League
 
 
-class Timed:
+class Timed(Policy):
     """A search policy that counts its decisions and the time they take (what the collector calls)."""
 
-    def __init__(self, policy: Any):
-        self.policy, self.game = policy, getattr(policy, "game", None)
+    def __init__(self, policy: Policy):
+        self.policy, self.game = policy, policy.game
         self.seconds, self.decisions, self.chosen = 0.0, 0, 0
 
     def observe_game(self, info: Any) -> None:
@@ -52,8 +51,12 @@ class Timed:
         self.chosen += int(observation["action_mask"].sum() > 1)
         return action
 
-    def __getattr__(self, name: str) -> Any:  # reset, use_deck, ...
-        return getattr(self.policy, name)
+    def sit(self, table: Table) -> Policy:
+        self.policy.sit(table)
+        return self
+
+    def reset(self, seed: int | None = None) -> None:
+        self.policy.reset(seed)
 
 
 class TimedVersions(FolderVersions):
@@ -66,7 +69,7 @@ class TimedVersions(FolderVersions):
 
     def build(self, spec: str, seed: int) -> Any:
         policy = load_policy(spec, seed=seed)
-        if spec == self.spec and needs_game(policy):
+        if spec == self.spec and policy.capabilities.information_state:
             self.timed.append(Timed(policy))
             return self.timed[-1]
         return policy

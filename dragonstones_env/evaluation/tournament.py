@@ -82,14 +82,22 @@ class _Player:
 _WORKER: _Player | None = None
 
 
-def _worker_init(game: str, players: int, seed: int, deterministic: bool, env_options: dict[str, Any] | None) -> None:
-    global _WORKER
+_WORKER_ERROR: BaseException | None = None
+
+
+def _worker_init(game: str, players: int, seed: int, deterministic: bool,
+                 env_options: dict[str, Any] | None = None) -> None:
+    global _WORKER, _WORKER_ERROR
     threadpool_limits(1, user_api="blas")  # see play_tasks
-    _WORKER = _Player(game, players, seed, deterministic, env_options)
+    try:
+        _WORKER = _Player(game, players, seed, deterministic, env_options)
+    except Exception as err:  # a pool whose initializer raises respawns workers for ever:
+        _WORKER_ERROR = err  # the error is raised by the first task instead, in the caller
 
 
 def _worker_chunk(chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, Any]]:
-    assert _WORKER is not None
+    if _WORKER is None:
+        raise _WORKER_ERROR or RuntimeError("the evaluation's worker was not initialised")
     return _WORKER.play_chunk(chunk)
 
 
