@@ -8,8 +8,9 @@ import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
+from dragonstones_env import games
 from tests.aec_support import play_out, random_step
 
 
@@ -244,3 +245,10 @@ def test_every_agent_has_the_same_info_keys_and_shapes_at_every_step(spec, sizes
             if e.unwrapped.game.over and not e.unwrapped.truncations[agent]:
                 won = np.flatnonzero(e.infos[agent]["winners"]).tolist()
                 assert won == sorted(e.unwrapped.game.winners)
+
+
+@pytest.mark.parametrize("game", [s.id for s in games.all()])
+def test_pettingzoo_render_test(game, capsys):
+    """Every render mode the metadata declares (ansi, human, rgb_array), by PettingZoo's own test."""
+    spec = games.get(game)
+    render_test(lambda render_mode=None: spec.env(num_players=spec.default_players, render_mode=render_mode))
