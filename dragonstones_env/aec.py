@@ -11,7 +11,7 @@ illegal actions (raise or penalize), reward bookkeeping, infos and rendering are
 Infos: every agent's info dict holds the same keys, with values of one type and shape, at every
 step of every game, from ``reset()`` on (replay buffers such as Tianshou's and TorchRL's specs
 are built from the first step's infos, and refuse a key that turns up later or a value that is
-not a number). The keys of every game (:meth:`TurnBasedEnv.blank_info`):
+not a number). The keys of every game (:meth:`TurnBasedEnv._new_info`):
 
 * ``winners``: int8 array of ``MAX_PLAYERS`` entries, 1 for each seat (``player_i`` is entry i)
   that won; all 0 until the game ends, and when it is truncated or penalised;
@@ -21,7 +21,7 @@ not a number). The keys of every game (:meth:`TurnBasedEnv.blank_info`):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -233,12 +233,15 @@ class TurnBasedEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.penalty = None
-        self.infos = {a: self.blank_info() for a in self.agents}
+        self.infos = {a: self._new_info() for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.decision.player]
 
-    def blank_info(self) -> dict[str, Any]:
-        """Every info key with its value now (a new dict): while the game runs, every value is zero."""
-        return {"winners": np.zeros(self.MAX_PLAYERS, np.int8), "illegal_action": False, **self._end_info()}
+    def _new_info(self, winners: Sequence[int] = ()) -> dict[str, Any]:
+        """One agent's info, a new dict: every key, with ``winners`` (the winning seats) flagged and the
+        game's own keys as they are now (all zero while the game runs)."""
+        flags = np.zeros(self.MAX_PLAYERS, np.int8)
+        flags[list(winners)] = 1
+        return {"winners": flags, "illegal_action": False, **self._end_info()}
 
     def state(self) -> np.ndarray:
         """The global state (PettingZoo's optional ``state()``, in :attr:`state_space`): every fact of
@@ -381,7 +384,7 @@ class TurnBasedEnv(AECEnv):
         self._done = True
         self._penalized = agent
         self.penalty = why
-        self.infos = {a: self.blank_info() for a in self.agents}
+        self.infos = {a: self._new_info() for a in self.agents}
         self.infos[agent]["illegal_action"] = True
         self._accumulate_rewards()
 
@@ -389,13 +392,12 @@ class TurnBasedEnv(AECEnv):
         self._done = True
         self._rewarded = True
         rewards = self._final_rewards()
-        winners = np.zeros(self.MAX_PLAYERS, np.int8)
+        winners: list[int] = []
         if rewards is None:
             self.truncations = {a: True for a in self.agents}
         else:
             for a, r in zip(self.possible_agents, rewards, strict=True):
                 self.rewards[a] += r
             self.terminations = {a: True for a in self.agents}
-            winners[self._winners()] = 1
-        # blank_info() holds the game's _end_info() as it is now, at the end
-        self.infos = {a: {**self.blank_info(), "winners": winners.copy()} for a in self.agents}
+            winners = self._winners()
+        self.infos = {a: self._new_info(winners) for a in self.agents}
