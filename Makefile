@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test test-rllib test-browser lint bench bench-train train panel serve clean
+.PHONY: test test-rllib test-libraries test-browser lint bench bench-train train panel serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,25 @@ $(RLLIB_STAMP): pyproject.toml
 
 test-rllib: $(RLLIB_STAMP)
 	RLLIB_REQUIRED=1 $(RLLIB_PY) -m pytest -o addopts=-q tests/rllib
+
+# Third-party learners through their own PettingZoo adapters (tests/libraries: Tianshou's PettingZooEnv
+# and multi-agent DQN, TorchRL's PettingZooWrapper, examples/tianshou_selfplay.py and
+# examples/torchrl_rollout.py at a tiny budget), in their own virtual environment: neither library is a
+# dependency. LIBRARIES_REQUIRED=1: a missing library fails instead of leaving its tests out.
+LIBRARIES_VENV ?= .venv-libraries
+LIBRARIES_PY := $(LIBRARIES_VENV)/bin/python
+LIBRARIES_STAMP := $(LIBRARIES_VENV)/.installed
+LIBRARIES ?= tianshou==2.0.1 torchrl==0.14.1 tensordict==0.14.3
+
+$(LIBRARIES_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(LIBRARIES_VENV)
+	$(LIBRARIES_PY) -m pip install --quiet --upgrade pip
+	$(LIBRARIES_PY) -m pip install --quiet "$(TORCH)"
+	$(LIBRARIES_PY) -m pip install --quiet -e ".[dev]" $(LIBRARIES)
+	touch $@
+
+test-libraries: $(LIBRARIES_STAMP)
+	LIBRARIES_REQUIRED=1 $(LIBRARIES_PY) -m pytest -o addopts=-q tests/libraries
 
 # The browser test (tests/browser): the web app driven by Playwright in Debian's chromium
 # (Playwright's own browser download is not reachable here). chromium is installed with apt
@@ -83,4 +102,4 @@ panel: $(STAMP)
 	$(PY) -m dragonstones_env.evaluation --panel $(CANDIDATE) --players 3 4 6 --games $(PANEL_GAMES) --workers 2
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(LIBRARIES_VENV) .pytest_cache .hypothesis

@@ -4,13 +4,24 @@ A game's environment subclasses :class:`TurnBasedEnv` and fills in what is its o
 engine it builds (:meth:`_new_game`), how it observes (:meth:`_new_observer`), the legal mask
 of the current decision (:meth:`_compute_mask`), how an action becomes an engine option
 (:meth:`_decode`), the final rewards (:meth:`_final_rewards`) and its table in text
-(:meth:`render_text`). Options, spaces, seeding, illegal actions (raise or penalize),
-reward bookkeeping and rendering are here, once.
+(:meth:`render_text`); optionally its global state (:attr:`TurnBasedEnv.STATE_LAYOUT` and
+:meth:`_global_state`) and info keys of its own (:meth:`_end_info`). Options, spaces, seeding,
+illegal actions (raise or penalize), reward bookkeeping, infos and rendering are here, once.
+
+Infos: every agent's info dict holds the same keys, with values of one type and shape, at every
+step of every game, from ``reset()`` on (replay buffers such as Tianshou's and TorchRL's specs
+are built from the first step's infos, and refuse a key that turns up later or a value that is
+not a number). The keys of every game (:meth:`TurnBasedEnv._new_info`):
+
+* ``winners``: int8 array of ``MAX_PLAYERS`` entries, 1 for each seat (``player_i`` is entry i)
+  that won; all 0 until the game ends, and when it is truncated or penalised;
+* ``illegal_action``: bool, True only in the info of the agent whose illegal action ended the
+  game (``illegal_action="penalize"``); why it was illegal is :attr:`TurnBasedEnv.penalty`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,7 +30,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .core import check_seed
-from .layout import Piece, signature
+from .layout import Piece, layout_size, signature
 
 
 def env_metadata(name: str, layout: dict[str, Piece], num_actions: int) -> dict[str, Any]:
@@ -84,6 +95,10 @@ class TurnBasedEnv(AECEnv):
     OBS_SIZE: ClassVar[int]
     OBS_HIGH: ClassVar[float]
     LAYOUT: ClassVar[dict]
+    # The global state (state(), state_space): a game that has one names its pieces here and
+    # fills them in _global_state; None: state() is PettingZoo's NotImplementedError.
+    STATE_LAYOUT: ClassVar[dict[str, Piece] | None] = None
+    STATE_HIGH: ClassVar[float] = 1.0
 
     def __init__(self, render_mode: str | None = None, **options: Any):
         super().__init__()
@@ -113,8 +128,11 @@ class TurnBasedEnv(AECEnv):
         self._act_space = spaces.Discrete(self.NUM_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        if self.STATE_LAYOUT is not None:
+            self.state_space = spaces.Box(0.0, self.STATE_HIGH, (layout_size(self.STATE_LAYOUT),), np.float32)
         self._seeder = np.random.default_rng()
         self.game: Any = None
+        self.penalty: str | None = None  # why the illegal action that ended the game was illegal
 
     # ------------------------------------------------------------------ what a game fills in
     def _validate(self, cfg: dict[str, Any]) -> None:
@@ -148,6 +166,15 @@ class TurnBasedEnv(AECEnv):
     def _card_prefix(self, action: int) -> bool:
         """Whether :meth:`describe_action` names the card of the current decision before the action."""
         return self.game.decision.kind not in ("bid", "tiebreak")
+
+    def _end_info(self) -> dict[str, Any]:
+        """The game's own info keys and their values now (the same keys and shapes before, during
+        and after the game: zeros until it ends); merged into every agent's info."""
+        return {}
+
+    def _global_state(self) -> np.ndarray:
+        """The global state vector of the game now, laid out as :attr:`STATE_LAYOUT`."""
+        raise NotImplementedError
 
     def _adopt(self, game: Any) -> None:
         """Called when the env starts playing ``game`` (a new one or a resumed one): what the env keeps
@@ -207,8 +234,33 @@ class TurnBasedEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.penalty = None
+        self.infos = {a: self._new_info() for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.decision.player]
+
+    def _new_info(self, winners: Sequence[int] = ()) -> dict[str, Any]:
+        """One agent's info, a new dict: every key, with ``winners`` (the winning seats) flagged and the
+        game's own keys as they are now (all zero while the game runs)."""
+        flags = np.zeros(self.MAX_PLAYERS, np.int8)
+        flags[list(winners)] = 1
+        return {"winners": flags, "illegal_action": False, **self._end_info()}
+
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo's optional ``state()``, in :attr:`state_space`): every fact of
+        the game the engine holds, hidden ones included, laid out as :attr:`STATE_LAYOUT`. The input
+        of a centralised critic (MAPPO-style) in training, never of a policy: no seat may see it."""
+        if self.STATE_LAYOUT is None:
+            raise NotImplementedError(f"{self.metadata['name']} has no global state")
+        if self.game is None:
+            raise RuntimeError("state() needs a game: call reset() first")
+        return self._global_state()
+
+    @classmethod
+    def state_layout(cls) -> dict[str, slice]:
+        """Name -> slice of every piece of the global state vector (:meth:`state`)."""
+        if cls.STATE_LAYOUT is None:
+            raise NotImplementedError(f"{cls.metadata['name']} has no global state")
+        return {name: piece.slice for name, piece in cls.STATE_LAYOUT.items()}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
@@ -333,19 +385,21 @@ class TurnBasedEnv(AECEnv):
         self.terminations = {a: True for a in self.agents}
         self._done = True
         self._penalized = agent
-        self.infos[agent] = {"illegal_action": why}
+        self.penalty = why
+        self.infos = {a: self._new_info() for a in self.agents}
+        self.infos[agent]["illegal_action"] = True
         self._accumulate_rewards()
 
     def _finish(self) -> None:
         self._done = True
         self._rewarded = True
         rewards = self._final_rewards()
+        winners: list[int] = []
         if rewards is None:
             self.truncations = {a: True for a in self.agents}
-            return
-        for a, r in zip(self.possible_agents, rewards, strict=True):
-            self.rewards[a] += r
-        self.terminations = {a: True for a in self.agents}
-        winners = [self.possible_agents[p] for p in self._winners()]
-        for a in self.agents:
-            self.infos[a] = {**self.infos[a], "winners": winners}
+        else:
+            for a, r in zip(self.possible_agents, rewards, strict=True):
+                self.rewards[a] += r
+            self.terminations = {a: True for a in self.agents}
+            winners = self._winners()
+        self.infos = {a: self._new_info(winners) for a in self.agents}

@@ -22,6 +22,7 @@ def test_generated_sections_are_up_to_date():
     for spec in games.all():  # every game's tables are in the env reference
         assert f"<!-- BEGIN {spec.id}-action-layout -->" in text
         assert f"<!-- BEGIN {spec.id}-observation-layout -->" in text
+        assert f"<!-- BEGIN {spec.id}-state-layout -->" in text
     assert render(text) == text, "docs/environments.md is out of date: run python -m tools.gen_docs"
 
 

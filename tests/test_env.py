@@ -111,7 +111,8 @@ def test_a_sealed_bid_is_never_seen_before_the_reveal(mode):
                 ol, orr = left.observe(agent), right.observe(agent)
                 assert np.array_equal(ol["observation"], orr["observation"]), (seed, agent)
                 assert np.array_equal(ol["action_mask"], orr["action_mask"]), (seed, agent)
-                assert left.unwrapped.infos[agent] == right.unwrapped.infos[agent]
+                il, ir = left.unwrapped.infos[agent], right.unwrapped.infos[agent]
+                assert il.keys() == ir.keys() and all(np.array_equal(il[k], ir[k]) for k in il)
             assert left.agent_selection == right.agent_selection
             assert left.unwrapped.state_dict() == right.unwrapped.state_dict()
             checked += 1

@@ -87,7 +87,7 @@ def test_gym_actions_of_any_type_step_or_are_punished(action):
     e.reset(seed=0)
     legal = set(np.flatnonzero(e.action_masks()).tolist())
     _, reward, terminated, _, info = e.step(action)
-    if "illegal_action" in info:
+    if info["illegal_action"]:
         assert terminated and reward == -1.0
     else:  # accepted: an integral number (int, numpy scalar or 0-d array) naming a legal action
         assert not isinstance(action, (bool, np.bool_, str, bytes)) and np.ndim(action) == 0

@@ -1,5 +1,5 @@
-"""Regenerate the generated sections of the docs: docs/environments.md (every game's action and
-observation layouts) and docs/inputs.md (the bounds table of every numeric input, and the files'
+"""Regenerate the generated sections of the docs: docs/environments.md (every game's action,
+observation and global state layouts) and docs/inputs.md (the bounds table of every numeric input, and the files'
 size limits, from dragonstones_env/bounds.py and the trainers' additions).
 
     python -m tools.gen_docs          # rewrite them in place
@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from dragonstones_env import bounds, games
+from dragonstones_env.layout import layout_table
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 ENVIRONMENTS = DOCS / "environments.md"
@@ -21,12 +22,14 @@ INPUTS = DOCS / "inputs.md"
 
 
 def layout_sections() -> dict[str, str]:
-    """Every registered game's tables, under the markers ``<game id>-action-layout`` and
-    ``<game id>-observation-layout``."""
+    """Every registered game's tables, under the markers ``<game id>-action-layout``,
+    ``<game id>-observation-layout`` and, for a game with a global state, ``<game id>-state-layout``."""
     out = {}
     for spec in games.all():
         out[f"{spec.id}-action-layout"] = spec.action_table()
         out[f"{spec.id}-observation-layout"] = spec.observation_table()
+        if spec.raw_env.STATE_LAYOUT is not None:
+            out[f"{spec.id}-state-layout"] = layout_table(spec.raw_env.STATE_LAYOUT)
     return out
 
 

@@ -8,8 +8,9 @@ import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
+from dragonstones_env import games
 from tests.aec_support import play_out, random_step
 
 
@@ -148,7 +149,9 @@ def test_penalize_mode_ends_the_game_with_minus_one_for_the_offender(spec):
     e.step(int(np.flatnonzero(e.observe(offender)["action_mask"] == 0)[0]))
     assert all(e.terminations.values())
     assert e.rewards == {a: (-1.0 if a == offender else 0.0) for a in e.agents}
-    assert "illegal_action" in e.infos[offender]
+    assert e.infos[offender]["illegal_action"] is True and e.unwrapped.penalty
+    assert all(e.infos[a]["illegal_action"] is False for a in e.agents if a != offender)
+    assert not any(info["winners"].any() for info in e.infos.values())
     for agent in e.agent_iter():
         assert not e.observe(agent)["action_mask"].any()
         e.step(None)
@@ -204,3 +207,48 @@ def test_declared_reward_range_and_length_bound_hold_in_random_games(spec, sizes
             assert all(low - 1e-12 <= r <= high + 1e-12 for r in rewards), (n, rewards, (low, high))
             if len(e.game.winners) == 1:
                 assert max(rewards) == pytest.approx(high)
+
+
+def _info_shape(info: dict) -> dict:
+    """Each key's value type, dtype and shape: what a replay buffer's or a spec's columns are made of."""
+    return {k: (type(v).__name__, getattr(v, "dtype", None), np.shape(v)) for k, v in info.items()}
+
+
+def test_every_agent_has_the_same_info_keys_and_shapes_at_every_step(spec, sizes):
+    """Tianshou's buffer and TorchRL's specs take their columns from the first step's infos: a key
+    that turns up at the end of a game (or a value that is no number) stops them (issue #47)."""
+    rng = np.random.default_rng(5)
+    for g, (n, mode) in enumerate(itertools.product(sizes, ("raise", "penalize"))):
+        e = spec.env(num_players=n, illegal_action=mode)
+        e.reset(seed=g)
+        first = _info_shape(e.infos["player_0"])
+        assert set(first) >= {"winners", "illegal_action"}
+        assert first["winners"] == ("ndarray", np.dtype(np.int8), (spec.raw_env.MAX_PLAYERS,))
+        assert all(np.issubdtype(np.asarray(v).dtype, np.number) or np.asarray(v).dtype == bool
+                   for v in e.infos["player_0"].values())
+        steps = 0
+        for agent in e.agent_iter():
+            obs, _, term, trunc, info = e.last()
+            assert _info_shape(info) == first
+            assert all(_info_shape(e.infos[a]) == first for a in e.agents)
+            if term or trunc:
+                e.step(None)
+                continue
+            steps += 1
+            mask = obs["action_mask"]
+            if mode == "penalize" and steps == 7 and (mask == 0).any():  # one game in two ends on a penalty
+                e.step(int(np.flatnonzero(mask == 0)[0]))
+            else:
+                e.step(int(rng.choice(np.flatnonzero(mask))))
+            if not e.agents:
+                break
+            if e.unwrapped.game.over and not e.unwrapped.truncations[agent]:
+                won = np.flatnonzero(e.infos[agent]["winners"]).tolist()
+                assert won == sorted(e.unwrapped.game.winners)
+
+
+@pytest.mark.parametrize("game", [s.id for s in games.all()])
+def test_pettingzoo_render_test(game, capsys):
+    """Every render mode the metadata declares (ansi, human, rgb_array), by PettingZoo's own test."""
+    spec = games.get(game)
+    render_test(lambda render_mode=None: spec.env(num_players=spec.default_players, render_mode=render_mode))

@@ -48,3 +48,27 @@ def test_random_plays_every_game_and_the_default_bot_plays_its_own(spec):
     obs = e.observe(e.agent_selection)
     for policy in (load_policy("random", seed=0), bot):
         assert obs["action_mask"][policy.act(obs)] == 1
+
+
+def _shapes(info: dict) -> dict:
+    return {k: (type(v).__name__, getattr(v, "dtype", None), np.shape(v)) for k, v in info.items()}
+
+
+def test_the_gym_info_has_the_same_keys_and_shapes_at_every_step_and_table_size(spec):
+    """Gymnasium's vector envs stack each info key into one array per key (issue #47): a key that
+    appears late, or a shape that changes with the table size, breaks them."""
+    e = gym.make(spec.gym_id, num_players=list(spec.players), opponents="random").unwrapped
+    rng = np.random.default_rng(1)
+    _, first = e.reset(seed=0)
+    shapes = _shapes(first)
+    assert {"seat", "num_players", "winners", "illegal_action"} <= set(shapes)
+    for episode in range(6):
+        _, info = e.reset(seed=episode)
+        assert _shapes(info) == shapes
+        while True:
+            _, _, term, trunc, info = e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))
+            assert _shapes(info) == shapes
+            if term or trunc:
+                break
+        if term:
+            assert np.flatnonzero(info["winners"]).tolist() == sorted(e.aec.game.winners)

@@ -44,6 +44,19 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as the agent to act sees
   it) or ``"human"`` (prints it after every step).
 
+Infos: every agent's info holds the same keys at every step, from ``reset()`` on (what Tianshou's
+and TorchRL's PettingZoo adapters need): ``winners``, an int8 array of 4 (one flag per seat,
+``player_i`` at i; all 0 until the game ends, and when it is truncated; every seat's when all win),
+``end_reason``, an int8 array with one flag per ``rules.END_REASONS`` (``seven_kinds``,
+``three_beasts``, ``three_treasures``, ``stacks_empty``, ``truncated``; all 0 until the end; the
+engine's ``end_reason`` string is the flagged names joined with ``+``), and ``illegal_action`` (True
+for the offender of a penalised illegal action; its reason is ``raw_env.penalty``).
+
+Global state: ``state()`` is every fact of the game, hidden ones included (every stack's cards in
+order, every seat's torch memory), in ``state_space`` (``Box(0, 16, (STATE_SIZE,), float32)``),
+laid out as ``STATE_LAYOUT`` (:mod:`dragonstones_env.games.drachenschatten.global_state`). It is the
+input of a centralised critic, never of a policy: no seat may see it.
+
 Extras on the raw env: ``state_dict()`` (JSON: stacks' remaining counts, each collection with
 ready/used state, turn, whose turn, decision, ...; never stack contents or memories),
 ``describe_action(a)``, ``legal_actions()``, ``observation_layout()``, ``game`` (the engine).
@@ -61,9 +74,10 @@ from dragonstones_env.bounds import check as check_bound
 
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
+from .global_state import STATE_HIGH, STATE_LAYOUT, global_state
 from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
 from .picture import picture as draw_picture
-from .rules import DEFAULT_MAX_STEPS, MAX_PLAYERS, MIN_PLAYERS, DrachenSchattenGame
+from .rules import DEFAULT_MAX_STEPS, END_REASONS, MAX_PLAYERS, MIN_PLAYERS, DrachenSchattenGame
 
 METADATA = env_metadata("drachenschatten_v0", LAYOUT, A.NUM_ACTIONS)
 LAYOUT_SIGNATURE = METADATA["layout"]  # checkpoints made for another layout are refused
@@ -82,6 +96,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     OPTIONS = OPTIONS
     MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
+    STATE_LAYOUT, STATE_HIGH = STATE_LAYOUT, STATE_HIGH
 
     def _validate(self, cfg: dict[str, Any]) -> None:
         cfg["max_steps"] = check_bound("max_steps", cfg["max_steps"])  # the bounds table (dragonstones_env/bounds.py)
@@ -116,11 +131,17 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
             return [0.0] * n
         return [1.0 / k if p in winners else -1.0 / (n - k) for p in range(n)]
 
-    def _finish(self) -> None:
-        super()._finish()
-        if self.terminations[self.agent_selection]:
-            for a in self.agents:
-                self.infos[a]["end_reason"] = self.game.end_reason
+    def _end_info(self) -> dict[str, Any]:
+        """``end_reason``: why the game ended, one flag per :data:`END_REASONS` (two or more when a
+        D6 win had several reasons), all 0 while it runs."""
+        flags = np.zeros(len(END_REASONS), np.int8)
+        reason = self.game.end_reason if self.game is not None else None
+        if reason:
+            flags[[END_REASONS.index(r) for r in reason.split("+")]] = 1
+        return {"end_reason": flags}
+
+    def _global_state(self) -> np.ndarray:
+        return global_state(self.game)
 
     def state_dict(self) -> dict[str, Any]:
         """JSON snapshot: the engine's public :meth:`~.rules.DrachenSchattenGame.state_dict`

@@ -7,6 +7,7 @@
 | ``powers`` | one function per character power (F19-F42) and the ``POWERS`` table |
 | ``actions`` | the action families (the codec's table) |
 | ``observation`` | the observation layout, the observer, ``decode`` |
+| ``global_state`` | the global state (``state()``, a centralised critic's input): its layout, the encoder |
 | ``custom`` | custom characters as data or Python, the deck option (issue #16) |
 | ``sampler`` | determinizations: the game as one seat may imagine it (the search's sampler, F43) |
 | ``env`` | the PettingZoo env (``dragonstones_v1``) |

@@ -36,6 +36,17 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
 * ``exclude`` (()): standard specials taken out of the pile, e.g. ``["Troll"]``.
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as the current
   agent may see it) or ``"human"`` (prints it).
+
+Infos: every agent's info holds the same keys at every step, from ``reset()`` on (what Tianshou's
+and TorchRL's PettingZoo adapters need): ``winners``, an int8 array of 6 (one flag per seat,
+``player_i`` at i; all 0 until the game ends, and when it is truncated), and ``illegal_action``
+(True for the offender of a penalised illegal action; its reason is ``raw_env.penalty``).
+
+Global state: ``state()`` is every fact of the game, hidden ones included (every seat's coins,
+the sealed bids, the order of the face-down characters and of the special pile), in
+``state_space`` (``Box(0, 100, (STATE_SIZE,), float32)``), laid out as ``STATE_LAYOUT``
+(:mod:`dragonstones_env.games.fist.global_state`). It is the input of a centralised critic, never of
+a policy: no seat may see it.
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ from . import actions as A
 from . import custom
 from .cards import COLOURS
 from .engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
+from .global_state import STATE_HIGH, STATE_LAYOUT, global_state
 from .observation import LAYOUT, MODES, OBS_HIGH, OBS_SIZE, Observer
 from .picture import picture as draw_picture
 
@@ -73,6 +85,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     OPTIONS = OPTIONS
     MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
+    STATE_LAYOUT, STATE_HIGH = STATE_LAYOUT, STATE_HIGH
 
     def _validate(self, cfg: dict[str, Any]) -> None:
         if cfg["observation_mode"] not in MODES:
@@ -149,9 +162,8 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
         loss = -1.0 / (self.num_players - 1)
         return [1.0 if p == winner else loss for p in range(self.num_players)]
 
-    def state(self) -> np.ndarray:
-        """A global view (PettingZoo's optional ``state()``): seat 0's recall observation."""
-        return Observer("recall").observe(self.game, 0)
+    def _global_state(self) -> np.ndarray:
+        return global_state(self.game)
 
     def picture(self, seat: int) -> np.ndarray:
         """The table as seat ``seat`` sees it (from its observation), drawn with Pillow."""

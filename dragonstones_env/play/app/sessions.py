@@ -616,7 +616,8 @@ def regenerate(body: dict[str, Any], sources: Sources = LOCAL,
         if time.monotonic() > deadline:
             raise AppError(422, f"the game took longer than {seconds:g} s to play again (this server's limit) and "
                                 f"was stopped after {steps} steps")
-    winners = sorted({env.agent_name_mapping[a] for info in env.infos.values() for a in info.get("winners", [])})
+    # every agent's info holds the same winners flags, one per seat (0 for all when truncated)
+    winners = [int(p) for p in np.flatnonzero(env.infos[env.possible_agents[0]]["winners"])]
     if "steps" in entry and (steps != entry["steps"] or winners != entry.get("winners", winners)):
         raise AppError(422, f"the regenerated game differs from the entry ({steps} steps, winners {winners}; the "
                             f"entry says {entry['steps']} steps, winners {entry.get('winners')}): other policies "
