@@ -31,7 +31,7 @@ import pyspiel
 from open_spiel.python.algorithms import outcome_sampling_mccfr
 
 from dragonstones_env import games, openspiel  # importing openspiel registers the games with OpenSpiel
-from dragonstones_env.policies import RandomPolicy
+from dragonstones_env.policies import Policy, RandomPolicy
 
 # ------------------------------------------------------------------ hyperparameters
 GAME = "drachenschatten"  # a registry id: drachenschatten, dragonstones
@@ -43,15 +43,14 @@ SEED = 0
 TINY = {"iterations": 4, "eval_games": 2}  # --tiny: a smoke run
 
 
-class AveragePolicySeat:
-    """An MCCFR average policy at one seat: ``act(observation) -> int`` for the AEC env.
+class AveragePolicySeat(Policy):
+    """An MCCFR average policy at one seat: a dragonstones_env ``Policy`` for the AEC env.
 
-    The policy needs the seat's information state, which the observation alone does not hold; the table
-    hands the seat the OpenSpiel state it plays alongside (:meth:`observe_state`) before each ``act``.
+    The policy is keyed by OpenSpiel's information-state string: the seat's whole history, which the
+    observation alone does not hold, nor the package's ``observe_game`` hook (its information state
+    samples the hidden facts; it does not replay the seat's past). So the table hands the seat the
+    OpenSpiel state it plays alongside (:meth:`observe_state`) before each ``act``.
     """
-
-    # TODO(contract): becomes a dragonstones_env Policy (its observe_game(info) hook) once the policy base
-    # class lands; then the arena, not this example, keeps the OpenSpiel state in step with the table.
 
     def __init__(self, average_policy, seat: int, seed: int):
         self.policy = average_policy
