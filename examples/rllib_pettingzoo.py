@@ -66,13 +66,20 @@ parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--tiny", action="store_true",
                     help="a smoke run: 1 iteration of 200 env steps, a 32-wide network, 4 evaluation games")
 args = parser.parse_args()
+if args.iterations < 1:
+    parser.error(f"--iterations must be at least 1, got {args.iterations}")
 if args.tiny:
     args.iterations, args.batch, args.minibatch, args.epochs, args.hidden = 1, 200, 100, 1, [32]
     args.envs = 1
-args.eval_games = args.eval_games or (4 if args.tiny else 20)
+if args.eval_games is None:
+    args.eval_games = 4 if args.tiny else 20
 
-spec = games.get(args.game)
-players = args.players or spec.default_players
+try:
+    spec = games.get(args.game)
+    players = args.players or spec.default_players
+    spec.env(num_players=players)  # a bad game or table size stops here, before Ray starts, with the env's reason
+except (KeyError, ValueError) as err:
+    parser.error(str(err))
 out = Path(args.out or f"runs/policies/rllib-pettingzoo-{spec.id}")
 np.random.seed(args.seed)
 torch.manual_seed(args.seed)
@@ -100,7 +107,7 @@ config = (
     .framework("torch")
     # RLlib's env checker steps random actions ignoring the mask, which the game refuses (ValueError)
     .environment(env="pettingzoo_" + spec.id, env_config={"num_players": players}, disable_env_checking=True)
-    # the 2-core machine: sample in this process (no env runner actors), learn in it too (no learner actors)
+    # no actors: sample and learn in this process (a small MLP, a few iterations; the 2-core dev machine)
     .env_runners(num_env_runners=0, num_envs_per_env_runner=args.envs)
     .learners(num_learners=0)
     .multi_agent(policies={MODULE}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE)  # self-play
@@ -128,8 +135,9 @@ print(f"trained {steps} steps of {spec.title} at {players} players with RLlib PP
       f"({time.perf_counter() - start:.1f} s)")
 
 # ---------------------------------------------------------------- export: a checkpoint folder the package loads
-# TODO(export): dragonstones_env.policies.export_torch(module.actor, out, game=spec.id, card=...) once the
-# export branch is merged (issue #47, item 2); until then the card is written by hand, as training/train_rllib.py does.
+# TODO(export): dragonstones_env.policies.export_torch(algo.get_module(MODULE).actor, out, game=spec.id, card=...)
+# once the export branch is merged (issue #47, item 2); until then the card is written by hand, as
+# training/train_rllib.py does.
 weights = actor_weights_from_state(algo.learner_group.get_weights([MODULE])[MODULE])
 out.mkdir(parents=True, exist_ok=True)
 save_mlp(out / POLICY_FILE, weights, args.activation)
