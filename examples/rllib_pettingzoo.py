@@ -141,7 +141,9 @@ print(f"trained {steps} steps of {spec.title} at {players} players with RLlib PP
 weights = actor_weights_from_state(algo.learner_group.get_weights([MODULE])[MODULE])
 out.mkdir(parents=True, exist_ok=True)
 save_mlp(out / POLICY_FILE, weights, args.activation)
-card = {"algorithm": "RLlibPPO", "env": spec.name, "layout": spec.layout, "steps": steps,
+# env_options: trained with the env's defaults, which decide what it sees at a table (without the key, a
+# loader would look for them among "config"'s keys)
+card = {"algorithm": "RLlibPPO", "env": spec.name, "layout": spec.layout, "steps": steps, "env_options": {},
         "adapter": "ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv", "config": vars(args),
         "machine": {"ray": ray.__version__, "torch": torch.__version__}}
 (out / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True) + "\n")
