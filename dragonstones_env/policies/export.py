@@ -13,7 +13,7 @@ Four public functions (docs/bring-your-own-learner.md):
 The core install has no torch: nothing here imports it at import time. The functions that need it
 import :mod:`.torch_policy` when called (an optional dependency, the ``train`` extra; not a cycle dodge).
 
->>> from dragonstones_env.policies import from_callable, load_policy
+>>> from dragonstones_env.policies import from_callable
 >>> first_legal = from_callable(lambda obs: int(obs["action_mask"].argmax()), game="dragonstones")
 >>> first_legal.capabilities.batch
 False
