@@ -218,6 +218,8 @@ FACTORY = "tests.export_factories"
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_evaluate_plays_a_policy_factory_in_each_worker(workers, tmp_path, capsys):
+    # with 2 workers the games are played by worker processes, which are handed no policy: each resolves
+    # "mine" and "first" from their module:function text, or load_policy would refuse them as unknown specs
     rc = main(["--policies", "mine", "first", "random", "--policy-factory", f"mine={FACTORY}:torch_policy",
                "--policy-factory", f"first={FACTORY}:first_legal", "--players", "3", "--games", "6",
                "--workers", str(workers), "--out", str(tmp_path), "--no-progress"])
