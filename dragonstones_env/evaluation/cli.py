@@ -12,6 +12,7 @@ from dragonstones_env import games
 from dragonstones_env.bounds import flag
 from dragonstones_env.policies import PolicyError
 
+from .factories import FORM, parse_factories
 from .facts import PANEL_GAMES, EvaluationError
 from .panel import panel, panel_opponents
 from .report import format_panel, format_table
@@ -64,6 +65,10 @@ def build_parser(prog: str = "python -m dragonstones_env.evaluation") -> argpars
     p.add_argument("--resume", action="store_true",
                    help="play on from the journal an interrupted run of the same evaluation left in --out "
                         "(without it, a journal there is an error)")
+    p.add_argument("--policy-factory", action="append", default=[], metavar=FORM,
+                   help="RUNS YOUR CODE: imports package.module (from sys.path or the current directory) and "
+                        "calls function() (or function(seed=...)) for a policy, usable as NAME among --policies, "
+                        "--lineup, --panel and --baseline; each worker process imports it itself. Repeatable")
     p.add_argument("--deterministic", action="store_true",
                    help="checkpoints take their most likely action instead of sampling")
     p.add_argument("--no-progress", "--quiet", action="store_true",
@@ -100,10 +105,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dragonstones_
     games = 1000 if args.games is None else args.games
     out = Path(args.out) if args.out else default_out(args.policies or lineup)
     try:
+        factories = parse_factories(args.policy_factory)
         summary = evaluate(args.policies, args.players[0], games, workers=args.workers, seed=args.seed,
                            lineup=lineup, game=args.game, deterministic=args.deterministic, out=out,
                            run_dir=args.run_dir, progress=progress, env_options=deck_options(args),
-                           resume=args.resume)
+                           resume=args.resume, factories=factories)
     except (EvaluationError, PolicyError, ValueError) as err:
         parser.error(str(err))
     print(format_table(summary))
@@ -118,11 +124,12 @@ def panel_main(parser: argparse.ArgumentParser, args: argparse.Namespace, progre
         parser.error("--panel plays its own line-ups: drop --policies, --lineup and --run-dir")
     out = Path(args.out) if args.out else Path("runs") / f"panel-{Path(args.panel).name}"
     try:
+        factories = parse_factories(args.policy_factory)
         opponents = panel_opponents(args.game, args.baseline)
         result = panel(args.panel, opponents, args.players, PANEL_GAMES if args.games is None else args.games,
                        args.workers, args.seed, game=args.game, ks=args.k, deterministic=args.deterministic,
                        progress=progress, out=out, copies=args.copies, env_options=deck_options(args),
-                       resume=args.resume)
+                       resume=args.resume, factories=factories)
     except (EvaluationError, PolicyError, ValueError) as err:
         parser.error(str(err))
     print(format_panel(result))

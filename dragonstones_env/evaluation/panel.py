@@ -137,7 +137,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
           workers: int = 1, seed: int = 0, *, game: str = "dragonstones", ks: Sequence[int] | None = None,
           deterministic: bool = False, progress: bool = False, out: str | Path | None = None,
           copies: Sequence[str] | None = None, env_options: dict[str, Any] | None = None,
-          resume: bool = False) -> dict[str, Any]:
+          resume: bool = False, factories: dict[str, str] | None = None) -> dict[str, Any]:
     """Play ``candidate`` against each opponent in every mix, and the all-copies tables; summarize.
 
     For each table size ``n`` in ``players`` and each opponent, a mix seats ``k`` copies of the
@@ -158,6 +158,8 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     files (see :func:`write_panel`), keeping a journal there while it plays: ``resume`` plays on
     from an interrupted run's, as :func:`evaluate` does. ``env_options``: the game's env options for every game (Fist's
     custom deck, ``{"characters": ..., "exclude": [...]}``), with any number of workers (as :func:`evaluate`).
+    ``factories``: spec NAME -> ``"package.module:function"``, the user's code making NAME's policy (as
+    :func:`evaluate`'s: it RUNS that code).
     Cheap enough to call from a training callback with a few dozen games; raises
     :class:`EvaluationError` or :class:`policies.PolicyError` before any game.
     """
@@ -167,7 +169,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
     _check_panel(candidate, opponents, sizes, games, workers, game, ks)
     sizes = sorted(set(sizes))
     checked_options(game, sizes[0], env_options)  # a bad deck fails before any policy is loaded
-    preloaded = preload([candidate, *opponents], game, deterministic)
+    preloaded = preload([candidate, *opponents], game, deterministic, factories)
 
     # Every table: (n, opponent, k); k = n is the candidate's all-copies table, k = 0 an opponent's.
     tables: list[tuple[int, str | None, int]] = []
@@ -182,11 +184,13 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
                 "players": sizes, "games": games, "ks": None if ks is None else sorted(set(ks)), "seed": seed,
                 "deterministic": deterministic, "copies": None if copies is None else list(copies),
                 "env_options": env_options}
+    if factories:  # a journal of other factories' games is another panel's
+        identity["factories"] = dict(factories)
     journal = None if out is None else open_journal(out, identity, tasks, resume)
     resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
     played = play_tasks(tasks, game, sizes[0], seed, deterministic, preloaded, workers, progress,
-                        f"panel {Path(candidate).name}", journal, env_options)
+                        f"panel {Path(candidate).name}", journal, env_options, factories)
     seconds = time.perf_counter() - start
 
     mixes, copy_rows = [], []

@@ -16,6 +16,7 @@ from dragonstones_env.core import same_game
 from dragonstones_env.play.arena import GameResult, play_game, wilson_interval
 from dragonstones_env.policies import load_policy
 
+from .factories import check_factories, make_policy
 from .facts import (
     CHUNK,
     EvaluationError,
@@ -40,8 +41,10 @@ class _Player:
     """
 
     def __init__(self, game: str, players: int, seed: int, deterministic: bool,
-                 env_options: dict[str, Any] | None = None, preloaded: dict[str, Any] | None = None):
+                 env_options: dict[str, Any] | None = None, preloaded: dict[str, Any] | None = None,
+                 factories: dict[str, str] | None = None):
         self.game = game
+        self.factories = factories or {}  # NAME -> "module:function": resolved in this process (factories.py)
         # the env options (a custom deck's cards) checked and loaded once per process
         self.options, _ = checked_options(game, players, env_options)
         self.make_env = {players: env_factory(game, players, self.options)}  # per table size (a panel plays several)
@@ -51,7 +54,7 @@ class _Player:
         self.cache: dict[str, list[Any]] = {spec: [p] for spec, p in (preloaded or {}).items()}
 
     def _load(self, spec: str) -> Any:
-        policy = load_policy(spec, seed=0, deterministic=self.deterministic)  # reseeded when seated
+        policy = _load(spec, self.deterministic, self.factories)  # reseeded when seated
         if "torch" in sys.modules:  # several processes share few cores: one thread each
             sys.modules["torch"].set_num_threads(1)
         return policy
@@ -86,13 +89,20 @@ _WORKER_ERROR: BaseException | None = None
 
 
 def _worker_init(game: str, players: int, seed: int, deterministic: bool,
-                 env_options: dict[str, Any] | None = None) -> None:
+                 env_options: dict[str, Any] | None = None, factories: dict[str, str] | None = None) -> None:
     global _WORKER, _WORKER_ERROR
     threadpool_limits(1, user_api="blas")  # see play_tasks
     try:
-        _WORKER = _Player(game, players, seed, deterministic, env_options)
+        _WORKER = _Player(game, players, seed, deterministic, env_options, factories=factories)
     except Exception as err:  # a pool whose initializer raises respawns workers for ever:
         _WORKER_ERROR = err  # the error is raised by the first task instead, in the caller
+
+
+def _load(spec: str, deterministic: bool, factories: dict[str, str]) -> Any:
+    """A spec's policy: a --policy-factory NAME's (the user's code, factories.py), else load_policy's."""
+    if spec in factories:
+        return make_policy(spec, factories[spec], seed=0)
+    return load_policy(spec, seed=0, deterministic=deterministic)
 
 
 def _worker_chunk(chunk: Sequence[tuple[int, Sequence[str]]]) -> list[dict[str, Any]]:
@@ -113,9 +123,12 @@ def worker_context() -> mp.context.BaseContext:
     return mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
 
 
-def preload(specs: Sequence[str], game: str, deterministic: bool) -> dict[str, Any]:
-    """Each spec loaded once, so that a bad one fails before any game (and one process reuses them)."""
-    preloaded = {spec: load_policy(spec, seed=0, deterministic=deterministic) for spec in dict.fromkeys(specs)}
+def preload(specs: Sequence[str], game: str, deterministic: bool,
+            factories: dict[str, str] | None = None) -> dict[str, Any]:
+    """Each spec loaded once, so that a bad one (or a factory that fails) fails before any game (and one
+    process reuses them)."""
+    factories = check_factories(factories)
+    preloaded = {spec: _load(spec, deterministic, factories) for spec in dict.fromkeys(specs)}
     for spec, policy in preloaded.items():
         if policy.game is not None and not same_game(policy.game, game):  # None: a policy of any game
             raise EvaluationError(f"policy {spec!r} plays {policy.game}, not {game}")
@@ -147,7 +160,8 @@ def progress_bar(total: int, desc: str, shown: bool) -> Any:
 def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]], game: str, players: int, seed: int,
                deterministic: bool, preloaded: dict[str, Any], workers: int, progress: bool,
                desc: str, journal: Journal | None = None,
-               env_options: dict[str, Any] | None = None) -> dict[int, list[dict[str, Any]]]:
+               env_options: dict[str, Any] | None = None,
+               factories: dict[str, str] | None = None) -> dict[int, list[dict[str, Any]]]:
     """Play ``(table, [(game_index, seats), ...])`` tasks in this process or in ``workers`` processes.
 
     Returns each table's game records in game order: the order tasks finish in never shows. With
@@ -160,6 +174,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
     per core in each process, threads that spin on the cores the other processes need (the
     DrachenSchatten champion's forward pass on a busy 2-core machine: 1.34 ms with OpenBLAS's
     threads, 0.15 ms with one; a search rolling out with it, 0.46 s a decision against 0.06).
+    ``factories`` (NAME -> ``module:function`` text) are resolved in each worker from their text.
     """
     out: dict[int, list[dict[str, Any]]] = {table: [] for table, _ in tasks}
     if journal is not None:
@@ -170,7 +185,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
     total = sum(len(chunk) for _, chunk in tasks)
     with progress_bar(total, desc, progress) as bar:
         if workers == 1:
-            player = _Player(game, players, seed, deterministic, env_options, preloaded)
+            player = _Player(game, players, seed, deterministic, env_options, preloaded, factories)
             with threadpool_limits(1, user_api="blas"):  # this process's own limit comes back after
                 for table, chunk in tasks:
                     done = player.play_chunk(chunk)
@@ -179,7 +194,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
                     bar.update(len(chunk))
         else:
             with worker_context().Pool(min(workers, len(tasks)), _worker_init,
-                                 (game, players, seed, deterministic, env_options)) as pool:
+                                 (game, players, seed, deterministic, env_options, factories)) as pool:
                 for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
                     note(table, done)
                     out[table].extend(done)
@@ -240,7 +255,8 @@ def summarize(records: Sequence[dict[str, Any]], specs: Sequence[str]) -> list[d
 def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, seed: int = 0,
              lineup: Sequence[str] | None = None, game: str = "dragonstones", deterministic: bool = False,
              out: str | Path | None = None, run_dir: str | Path | None = None, progress: bool = True,
-             env_options: dict[str, Any] | None = None, resume: bool = False) -> dict[str, Any]:
+             env_options: dict[str, Any] | None = None, resume: bool = False,
+             factories: dict[str, str] | None = None) -> dict[str, Any]:
     """Play ``games`` games between ``specs`` at a table of ``players`` and summarize them.
 
     ``env_options``: options of the game's env for every game, such as Fist's custom deck
@@ -249,9 +265,11 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
 
     ``specs`` are policy specs for :func:`policies.load_policy` (names or checkpoint paths);
     ``lineup`` optionally fixes the spec of each seat (rotated from game to game, see
-    :func:`lineups`). Returns a dict with the settings, ``"policies"`` (one row per distinct
-    spec, best rating first: ``spec, games, wins, win_rate, ci_low, ci_high, truncated,
-    mean_reward, mu, sigma, rating``), ``"truncated"`` (games without a winner) and
+    :func:`lineups`). ``factories`` maps a spec NAME to ``"package.module:function"``: that function of
+    the user's code, imported and called (RUNNING IT; :mod:`.factories`), makes NAME's policy.
+    Returns a dict with the settings, ``"policies"`` (one row per distinct spec, best rating first:
+    ``spec, games, wins, win_rate, ci_low, ci_high, truncated, mean_reward, mu, sigma, rating``),
+    ``"truncated"`` (games without a winner) and
     ``"games"`` (one record per game). With ``out``, also writes the report files there (see
     :func:`write_outputs`), keeping a journal there while it plays (:mod:`.journal`): ``resume``
     plays on from the journal an interrupted run of the same evaluation left, and without it a
@@ -285,16 +303,18 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
         raise EvaluationError(f"--run-dir {run_dir}: there is no {Path(run_dir) / 'eval.csv'}")
 
     checked_options(game, players, env_options)  # a bad deck fails before any policy is loaded
-    preloaded = preload(specs, game, deterministic)
+    preloaded = preload(specs, game, deterministic, factories)
     seats = lineups(specs, players, games, seed, lineup)
     tasks = [(0, list(enumerate(seats))[i : i + CHUNK]) for i in range(0, games, CHUNK)]
     identity = {"evaluation": "tournament", "game": game, "players": players, "games": games, "seed": seed,
                 "deterministic": deterministic, "specs": specs, "lineup": lineup, "env_options": env_options}
+    if factories:  # a journal of other factories' games is another evaluation's
+        identity["factories"] = dict(factories)
     journal = None if out is None else open_journal(out, identity, tasks, resume)
     resumed = 0 if journal is None else len(journal.done)
     start = time.perf_counter()
     records = play_tasks(tasks, game, players, seed, deterministic, preloaded, workers, progress,
-                         f"{game} x{players}", journal, env_options)[0]
+                         f"{game} x{players}", journal, env_options, factories)[0]
     seconds = time.perf_counter() - start
 
     summary = {

@@ -272,25 +272,10 @@ class CheckpointPolicy(Policy):
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked action probabilities for a batch of the table's observations."""
-        logits = _forward(self.weights, self._act_fn, self._seen(observations)).astype(np.float64)
-        # finite weights can still overflow float32 (relu): keep every legal logit a number
-        logits = np.nan_to_num(logits, nan=0.0, posinf=1e300, neginf=-1e300)
-        masks = np.asarray(masks)
-        if masks.ndim != 2 or not masks.any(axis=1).all():
-            raise ValueError("no legal action in this observation's action_mask")
-        logits[masks == 0] = -np.inf
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        return probs / probs.sum(axis=1, keepdims=True)
+        return masked_softmax(_forward(self.weights, self._act_fn, self._seen(observations)), masks)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        probs = self.probabilities(observations, masks)
-        if self.deterministic:
-            return probs.argmax(axis=1)
-        cum = probs.cumsum(axis=1)
-        u = self.rng.random((len(probs), 1)) * cum[:, -1:]
-        # the first action whose cumulative probability exceeds u: never a masked one (p = 0)
-        return (cum <= u).sum(axis=1)
+        return choose(self.probabilities(observations, masks), self.rng, self.deterministic)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
@@ -325,6 +310,31 @@ class CheckpointPolicy(Policy):
 
     def __repr__(self) -> str:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
+
+
+def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The masked action distribution of a batch of logits (rows sum to 1, 0 on masked actions): what
+    every network policy here plays from (a checkpoint's, a live torch module's)."""
+    logits = np.array(logits, np.float64)
+    # finite weights can still overflow float32 (relu): keep every legal logit a number
+    logits = np.nan_to_num(logits, nan=0.0, posinf=1e300, neginf=-1e300)
+    masks = np.asarray(masks)
+    if masks.ndim != 2 or not masks.any(axis=1).all():
+        raise ValueError("no legal action in this observation's action_mask")
+    logits[masks == 0] = -np.inf
+    logits -= logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def choose(probs: np.ndarray, rng: np.random.Generator, deterministic: bool) -> np.ndarray:
+    """An action per row of ``probs``: the most likely (``deterministic``) or sampled with ``rng``."""
+    if deterministic:
+        return probs.argmax(axis=1)
+    cum = probs.cumsum(axis=1)
+    u = rng.random((len(probs), 1)) * cum[:, -1:]
+    # the first action whose cumulative probability exceeds u: never a masked one (p = 0)
+    return (cum <= u).sum(axis=1)
 
 
 def _forward(weights: list[tuple[np.ndarray, np.ndarray]], act_fn: Any, inputs: np.ndarray) -> np.ndarray:
