@@ -18,7 +18,6 @@ hyperparameters, environment, learner, training, export, evaluation. A few itera
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -39,9 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dragonstones_env import games
 from dragonstones_env.play.arena import seat_rotated_match
-from dragonstones_env.policies import load_policy
-from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, save_mlp
-from training.rllib_module import MaskedMLPModule, actor_weights_from_state
+from dragonstones_env.policies import export_torch, load_policy
+from training.rllib_module import MaskedMLPModule
 
 # ---------------------------------------------------------------- hyperparameters
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -135,18 +133,13 @@ print(f"trained {steps} steps of {spec.title} at {players} players with RLlib PP
       f"({time.perf_counter() - start:.1f} s)")
 
 # ---------------------------------------------------------------- export: a checkpoint folder the package loads
-# TODO(export): dragonstones_env.policies.export_torch(algo.get_module(MODULE).actor, out, game=spec.id, card=...)
-# once the export branch is merged (issue #47, item 2); until then the card is written by hand, as
-# training/train_rllib.py does.
-weights = actor_weights_from_state(algo.learner_group.get_weights([MODULE])[MODULE])
+# the learner's actor (synced to the driver's env runner after each iteration): a plain MLP, so a
+# checkpoint folder that load_policy plays with numpy only
 out.mkdir(parents=True, exist_ok=True)
-save_mlp(out / POLICY_FILE, weights, args.activation)
-# env_options: trained with the env's defaults, which decide what it sees at a table (without the key, a
-# loader would look for them among "config"'s keys)
-card = {"algorithm": "RLlibPPO", "env": spec.name, "layout": spec.layout, "steps": steps, "env_options": {},
-        "adapter": "ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv", "config": vars(args),
-        "machine": {"ray": ray.__version__, "torch": torch.__version__}}
-(out / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True) + "\n")
+export_torch(algo.get_module(MODULE).actor, out, game=spec.id, env_options={},
+             card={"algorithm": "RLlibPPO", "steps": steps, "config": vars(args),
+                   "adapter": "ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv",
+                   "machine": {"ray": ray.__version__, "torch": torch.__version__}})
 algo.stop()
 ray.shutdown()
 print(f"exported the actor to {out}")

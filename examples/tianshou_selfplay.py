@@ -29,7 +29,7 @@ from tianshou.utils.net.common import Net
 
 from dragonstones_env import games
 from dragonstones_env.play.arena import seat_rotated_match
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import from_torch, load_policy
 
 # ---------------------------------------------------------------- hyperparameters
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -95,22 +95,19 @@ print(f"trained {args.steps} steps of {spec.title} at {args.players} players wit
 
 
 # ---------------------------------------------------------------- export: something the package can seat
-class MaskedArgmaxPolicy:
-    """A torch Q-network (or logits network) as a policy: the legal action of highest value."""
+class QValues(torch.nn.Module):
+    """Tianshou's Net returns ``(values, state)``: the values alone, the logits ``from_torch`` reads."""
 
-    # TODO(export): dragonstones_env.policies.from_torch(net) once it exists (issue #47, item 2)
+    def __init__(self, net: torch.nn.Module):
+        super().__init__()
+        self.net = net
 
-    def __init__(self, module: torch.nn.Module):
-        self.module = module.eval()
-
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        with torch.no_grad():
-            out = self.module(torch.as_tensor(observation["observation"][None]))
-        values = (out[0] if isinstance(out, tuple) else out)[0].numpy()  # Tianshou's Net returns (values, state)
-        return int(np.where(observation["action_mask"] == 1, values, -np.inf).argmax())
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net(observations)[0]
 
 
-hero = MaskedArgmaxPolicy(net)
+# a live policy of the package: the legal action of highest value (deterministic), one forward pass a batch
+hero = from_torch(QValues(net).eval(), game=spec.id, deterministic=True)
 
 # ---------------------------------------------------------------- evaluation: one seat against random
 opponents = [load_policy("random", seed=args.seed + i) for i in range(args.players - 1)]

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 import torch
 from torchrl.envs import PettingZooWrapper
 
 from dragonstones_env import games
 from dragonstones_env.play.arena import seat_rotated_match
-from dragonstones_env.policies import load_policy
+from dragonstones_env.policies import from_torch, load_policy
 
 # ---------------------------------------------------------------- hyperparameters
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -102,21 +101,8 @@ print(f"trained {steps} steps of {spec.title} at {args.players} players with Tor
 
 
 # ---------------------------------------------------------------- export: something the package can seat
-class MaskedArgmaxPolicy:
-    """A torch logits network as a policy: the legal action of highest logit."""
-
-    # TODO(export): dragonstones_env.policies.from_torch(net) once it exists (issue #47, item 2)
-
-    def __init__(self, module: torch.nn.Module):
-        self.module = module.eval()
-
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        with torch.no_grad():
-            logits = self.module(torch.as_tensor(observation["observation"]))
-        return int(np.where(observation["action_mask"] == 1, logits.numpy(), -np.inf).argmax())
-
-
-hero = MaskedArgmaxPolicy(net)
+# a live policy of the package: the legal action of highest logit (deterministic), one forward pass a batch
+hero = from_torch(net.eval(), game=spec.id, deterministic=True)
 
 # ---------------------------------------------------------------- evaluation: one seat against random
 opponents = [load_policy("random", seed=args.seed + i) for i in range(args.players - 1)]
