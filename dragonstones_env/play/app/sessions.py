@@ -313,6 +313,14 @@ def _tell_deck(env: Any, policies: list[Any]) -> None:
             policy.use_deck(deck)
 
 
+def _exact_int(value: Any) -> Any:
+    """A seed as JSON carries it: an integer, or a string of digits (a browser's numbers lose the
+    digits of an integer past 2**53, so the page sends a chosen seed as text)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        return int(value)
+    return value
+
+
 def _names(body: dict[str, Any], n: int) -> list[str]:
     """The players' names: ``player_k`` unless the request names a seat (unique, short, plain)."""
     given = body.get("names")
@@ -383,7 +391,7 @@ class LiveGame:
                 raise AppError(400, f"a seat is 'human' or a policy name of at most {MAX_SPEC} characters, "
                                     f"got {str(s)[:MAX_SPEC]!r}")
         self.names = _names(body, n)
-        seed = body.get("seed")
+        seed = _exact_int(body.get("seed"))
         self.seeded = seed is not None
         seed = secrets.randbits(63) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
         self.pace_ms = check_int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
@@ -438,6 +446,13 @@ class LiveGame:
         if self.env.game.record != record:
             raise AppError(422, "the stored record does not end where its actions lead")
         return self
+
+    def rename(self, seat: int, name: Any) -> None:
+        """A person names their own seat (``null`` or "" gives back ``player_k``); the same rules as
+        the names given when the table is made (short, plain, every player another)."""
+        names = list(self.names)
+        names[seat] = name
+        self.names = _names({"names": names}, len(names))
 
     def setup(self) -> dict[str, Any]:
         """What, with the record, makes the table again (:meth:`resume`): no token, no seed (the record has it)."""
