@@ -244,8 +244,12 @@ _LAYOUT = """() => {
   const small = [...document.querySelectorAll('.seat, #centre, #actions, #log')]
     .filter((e) => parseFloat(getComputedStyle(e).fontSize) < 11).map((e) => e.id || e.className);
   const actions = document.querySelector('#actions').getBoundingClientRect();
+  // your own seat and the bid builder (or the choices) on one screen together
+  const mine = document.querySelector('.seat.me'), move = document.querySelector('#actions .group');
+  const span = mine && move ? Math.max(mine.getBoundingClientRect().bottom, move.getBoundingClientRect().bottom)
+                              - Math.min(mine.getBoundingClientRect().top, move.getBoundingClientRect().top) : 0;
   return { overlaps, small, boxes: boxes.length, scrollWidth: document.documentElement.scrollWidth,
-           width: window.innerWidth, actionsRight: actions.right, actionsTop: actions.top + scrollY };
+           width: window.innerWidth, actionsRight: actions.right, actionsTop: actions.top + scrollY, span };
 }"""
 
 
@@ -255,6 +259,7 @@ def _check_layout(page, where: str, height: int) -> None:
     assert got["scrollWidth"] <= got["width"], (where, "sideways scrolling", got)
     assert got["actionsRight"] <= got["width"] and got["small"] == [], (where, got)
     assert got["actionsTop"] < height, (where, "'Your move' starts below the first screen", got)
+    assert got["span"] <= height, (where, "your seat and your move do not fit on one screen together", got)
 
 
 @pytest.mark.parametrize("size", list(SIZES))

@@ -29,9 +29,9 @@ const el = (tag, attrs = {}, ...children) => {
 };
 
 const ui = { meta: null, gameId: null, token: null, creator: null, replayId: null, replay: null, timer: null, state: null,
-             log: [], lastRecord: null, insight: false, busy: false, offline: false, drawn: null, invites: null,
-             howto: {} };
+             log: [], lastRecord: null, insight: false, busy: false, offline: false, drawn: null, invites: null };
 const PAGE = new URLSearchParams(location.search);
+const PHONE = matchMedia("(max-width: 880px)");  // the one-column layout (app.css)
 const POLL_MS = Math.max(200, +PAGE.get("poll") || 20000);  // the slow poll while it is your move
 
 // A request; a string body is sent as it is (a record's text: see the top). ``raw``: the answer's text.
@@ -214,7 +214,12 @@ function drawTable(s) {
   const n = s.players, me = typeof s.seat === "number" ? s.seat : 0;
   // the viewer at the bottom; the others from the viewer's left, clockwise
   fill($("#seats-top"), ...Array.from({ length: n - 1 }, (_, k) => seatBox(s, (me + 1 + k) % n)));
-  fill($("#seats-bottom"), seatBox(s, me));
+  // On a phone your own seat sits just under your move (what you hold beside what you bid), not
+  // below the whole table.
+  const mineUp = PHONE.matches && s.kind === "live" && typeof s.seat === "number";
+  $("#my-seat-top").hidden = !mineUp;
+  fill($("#my-seat-top"), mineUp ? seatBox(s, me) : null);
+  fill($("#seats-bottom"), mineUp ? null : seatBox(s, me));
   $("#goal").textContent = s.goal;
 }
 
@@ -232,12 +237,12 @@ function drawSide(s) {
   announce(s.actor === null ? "The game is over." : s.actor === s.seat && s.kind === "live" ? `Your turn: ${s.prompt || ""}` : whose);
   fill($("#status"), el("h3", {}, s.title + (watching ? " — watching" : "")),
     el("div", { id: "prompt" }, whose),
-    howTo(s),
     s.seeded ? el("div", { class: "notice", id: "seeded" }, "This table's deal was chosen by its creator (a fixed seed): whoever chose it can know the hidden cards.") : null,
     s.kind === "replay" && s.next ? el("div", {}, `next: ${s.names[s.next.seat]} → ${s.next.text}`) : null,
     s.kind === "replay" && s.insight_unavailable.length ? el("div", { class: "notice", id: "insight-missing" },
       `No insight for ${s.insight_unavailable.map((i) => `${s.names[i]} (${s.seats[i]})`).join(", ")}: that policy is not on this server; the replay plays its recorded actions.`) : null);
   drawActions(s);
+  drawHelp(s);
   drawControls(s);
   fill($("#race"), el("h3", {}, "Race"), ...s.race.flatMap((bars, i) => bars.map((b) =>
     el("div", { class: "race-row" }, el("span", { class: "who", title: s.names[i] }, `${s.names[i]} ${b.label}`),
@@ -257,7 +262,7 @@ function drawSide(s) {
   if (!ins.hidden) {
     fill(ins, el("h3", {}, "Policy insight"), ...s.insight.map((x) => el("div", { class: "insight" },
       // the probabilities only: a checkpoint plays with its actor, and its critic is never read (docs/app.md)
-      el("div", {}, `${s.names[x.seat]} (${botName(x.policy)})`),
+      el("div", {}, `${s.names[x.seat]}: what ${botName(x.policy)} (${x.policy}) would do`),
       ...x.top.map((t) => el("div", { class: "prob" + (s.next && s.next.action === t.action && s.next.seat === x.seat ? " chosen" : "") },
         el("div", { class: "bar" }, el("span", { style: `width:${100 * t.p}%` })),
         el("span", { class: "pct" }, `${(100 * t.p).toFixed(1)}%`), el("span", {}, t.text))))));
@@ -265,16 +270,19 @@ function drawSide(s) {
   drawInvites(s);
 }
 
-// How to play: on an invitee's first screen (open until they close it), folded for everyone else.
-function howTo(s) {
-  if (s.kind !== "live" || typeof s.seat !== "number") return null;
-  const key = ui.gameId;
-  if (!(key in ui.howto)) ui.howto[key] = !creatorToken() && s.moves < 2 * s.players;
+// How to play and the cards' colours, under your move: open on an invitee's first screen (until
+// they close it), folded for everyone else. Drawn once per table.
+function drawHelp(s) {
+  const card = $("#help");
+  const key = JSON.stringify([ui.gameId, ui.replayId, s.game]);
+  if (card.dataset.key === key) return;
+  card.dataset.key = key;
+  card.hidden = false;
+  const open = s.kind === "live" && typeof s.seat === "number" && !creatorToken() && s.moves < 2 * s.players;
   const box = el("details", { id: "howto", class: "howto" }, el("summary", {}, "How to play"),
     el("ul", {}, (game(s.game).how_to || []).map((line) => el("li", {}, line))), legend(s));
-  box.open = ui.howto[key];
-  box.addEventListener("toggle", () => { ui.howto[key] = box.open; });
-  return box;
+  box.open = open;
+  fill(card, box);
 }
 
 // What the cards' colours say (the same classes as the cards on the table).
@@ -445,6 +453,7 @@ function online() {
 function gone(message) {
   clearTimeout(ui.timer);
   if ($("#board").hidden) return;
+  $("#controls").hidden = $("#invites").hidden = true;
   fill($("#actions"), el("h3", {}, "Table deleted"), el("div", { id: "deleted" }, message.charAt(0).toUpperCase() + message.slice(1) + "."));
   $("#actions").dataset.key = "";
 }
@@ -644,6 +653,7 @@ async function route() {
   $("#controls").dataset.game = "";
   $("#actions").dataset.key = "";
   $("#invites").dataset.key = "";
+  $("#help").dataset.key = "";
   if (r.kind === "game") {
     Object.assign(ui, { gameId: r.id, token: r.token, creator: r.creator, replayId: null, invites: null });
     $("#replay-bar").hidden = true;
@@ -702,6 +712,7 @@ async function init() {
     if (e.key === "ArrowLeft") showStep(+$("#step-slider").value - 1);
   });
   window.addEventListener("hashchange", route);
+  PHONE.addEventListener("change", () => { if (ui.state && !$("#board").hidden) { ui.drawn = null; render(ui.state); } });
   await route();
 }
 
