@@ -53,6 +53,8 @@ def test_an_unseeded_tables_record_replays_from_its_text_and_a_seed_may_be_text(
         # what the page did before: parse, then send back; the rounded seed deals another game
         lossy = c.post("/api/replays", content=json.dumps(_browser_parse(text)), headers=JSON)
         assert lossy.status_code == 422
+        said = lossy.json()["error"]  # in the file's JSON, with the likely cause; no Python dict
+        assert "event 1" in said and "seed rounded" in said and "{'" not in said and '{"' in said, said
         # what the page does now: the text as it came
         r = c.post("/api/replays", content=text, headers=JSON)
         assert r.status_code == 201, r.text

@@ -200,3 +200,49 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     assert "this table was deleted" in bea.text_content("#error")
     assert "unknown game id" not in bea.text_content("#board")
     bea.screenshot(path=str(SHOTS / "journey-deleted-1400x900.png"))
+
+
+SIZES = {"1400x900": (1400, 900), "1024x700": (1024, 700), "390x844": (390, 844)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_setting_up_and_composing_a_bid_at_every_size(page, server_url, size):
+    """At each screen size: the table made by clicking, a bid composed and kept over polls with the
+    focus, your seat and the bid builder on one screen together, a card's rules on focus and Enter,
+    the turn announced in the live region, the stones' colours in letters too."""
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{server_url}/?poll={POLL_MS}")
+    page.wait_for_selector("#seat-policies select")
+    page.screenshot(path=str(SHOTS / f"setup-{size}.png"), full_page=True)
+    page.select_option("#players", "4")
+    page.fill("#my-name", "Ann")
+    page.click("#start")
+    page.wait_for_selector("#submit-bid")
+    gid = page.evaluate("ui.gameId")
+    page.click("[data-inc='fairy']")
+    page.click("[data-inc='common']")
+    page.focus("[data-inc='common']")
+    _wait_polls(page, gid, 2)
+    assert "1 fairy" in page.text_content("#bid-summary") and "1 common" in page.text_content("#bid-summary")
+    assert page.evaluate("document.activeElement.dataset.inc") == "common"
+    assert page.text_content("#announce").startswith("Your turn")
+    mine = page.locator(".seat.me").bounding_box()
+    builder = page.locator("#actions .builder").bounding_box()
+    top, bottom = min(mine["y"], builder["y"]), max(mine["y"] + mine["height"], builder["y"] + builder["height"])
+    assert bottom - top <= height, (size, mine, builder)
+    page.evaluate(f"window.scrollTo(0, {top})")
+    page.screenshot(path=str(SHOTS / f"composing-{size}.png"))
+    letters = page.eval_on_selector_all(".seat.me .chip .chip-letter", "els => els.map((e) => e.textContent)")
+    assert letters == ["R", "B", "Y"]
+    page.focus("#current-card")  # the keyboard: focus shows the rules, Enter again after a click elsewhere
+    assert page.is_visible("#rule-tip") and "black coin" in page.text_content("#rule-tip")  # the Witch
+    page.click("#goal")
+    assert page.is_hidden("#rule-tip")
+    page.focus("#current-card")
+    page.keyboard.press("Enter")
+    assert page.is_visible("#rule-tip")
+    page.click("#submit-bid")
+    page.wait_for_function("ui.state.moves >= 1")
+    assert "1 fairy" in page.text_content(".seat.me")

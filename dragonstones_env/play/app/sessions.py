@@ -678,13 +678,35 @@ def parse_record(body: Any, sources: Sources = LOCAL,
     try:
         mod.check_record(body)
     except ReplayError as err:
-        raise AppError(422, f"the record does not replay: {str(err)[:600]}") from None
+        raise AppError(422, replay_refusal(err)) from None
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
         raise AppError(422, f"the record does not replay: {type(err).__name__}: {str(err)[:600]}") from None
     if seats is not None and not (isinstance(seats, list) and all(isinstance(s, str) and len(s) <= MAX_SPEC
                                                                   for s in seats)):
         raise AppError(400, f"seats must be a list of policy names, got {str(seats)[:200]!r}")
     return mod, body, seats, names
+
+
+def _as_json(value: Any, limit: int = 200) -> str:
+    """A record's piece as the file spells it (JSON, not Python's repr), cut at ``limit`` characters."""
+    if value is None:
+        return "nothing (the record ends there)"
+    if isinstance(value, str):  # the engine's description of what it wanted
+        return value[:limit]
+    try:
+        text = json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def replay_refusal(err: ReplayError) -> str:
+    """A record the engine does not reproduce, said to a person: which event, in the file's JSON, and
+    the usual cause of a first event that differs (a seed rounded by a tool that reads numbers as doubles)."""
+    hint = (" (the start event deals the game from its seed: a seed rounded by a tool that reads numbers as "
+            "doubles deals another game)" if err.index <= 1 else "")
+    return (f"the record does not replay: its event {err.index} is {_as_json(err.found)}, where the game "
+            f"gives {_as_json(err.expected)}{hint}")[:900]
 
 
 class Replay:
