@@ -152,6 +152,7 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
         raise AssertionError("the game did not end")
     assert page.is_visible("#result") and "Bea" in page.text_content("#result")
     assert "1 points" not in page.text_content("#result")
+    assert "Now:" not in page.text_content("#centre") and "Up for auction" not in page.text_content("#centre")
     page.screenshot(path=str(SHOTS / "journey-result-1400x900.png"), full_page=True)
 
     # ---- save the record: the server's text byte for byte (its seed needs 63 bits)
@@ -177,7 +178,8 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     assert not re.search(r"value \d\.\d", page.text_content("#insight-panel"))  # no critic's value (docs/app.md)
     page.select_option("#view-select", "all")
     page.wait_for_function("ui.state.seat === 'all'")
-    assert "[" not in page.text_content("#centre .hidden-info") if page.query_selector("#centre .hidden-info") else True
+    sealed = page.text_content("#centre .hidden-info")  # Ann's first bid, sealed before step 1: in words
+    assert sealed.startswith("sealed bids: Ann ") and "[" not in sealed, sealed
     page.screenshot(path=str(SHOTS / "journey-replay-1400x900.png"), full_page=True)
 
     # ---- a second table, deleted by Ann (after she confirms): Bea is told so

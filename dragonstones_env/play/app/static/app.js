@@ -105,9 +105,10 @@ const chips = (obj) => ["red", "blue", "yellow"].map((c) => el("span", { class: 
 const coins = (p) => ["fairy", "common", "silver"].map((c) =>
   el("span", { class: "coin " + c, title: c === "silver" ? "silver" : c + " gold" }, (p[c] === null ? "?" : p[c]) + " " + c));
 
-// A sealed bid as the engine holds it, [fairy, common, black, amulet], in words.
+// A sealed bid as the engine holds it, [fairy, common, black, amulet] (a tie-break's: [silver, amulet]), in words.
 function sealedText(b) {
   if (!Array.isArray(b)) return String(b);
+  if (b.length === 2) return [b[0] ? `${b[0]} silver` : null, b[1] ? "amulet" : null].filter(Boolean).join(" + ") || "no silver";
   const [fairy, common, black, amulet] = b;
   const parts = [fairy ? `${fairy} fairy` : null, common ? `${common} common` : null,
                  black ? "black coin" : null, amulet ? "amulet" : null].filter(Boolean);
