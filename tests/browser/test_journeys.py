@@ -127,6 +127,12 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     _wait_polls(page, gid, 2)
     assert "2 fairy" in page.text_content("#bid-summary")
     assert page.evaluate("document.activeElement.dataset.inc") == "fairy"
+    # the state changes meanwhile (Bea renames herself) with the same decision pending: still kept
+    _api(f"{url}/api/games/{gid}/name", "POST", {"name": "Beatrice"}, invite.split("token=")[1])
+    page.wait_for_function("ui.state.names[1] === 'Beatrice'")
+    assert "Beatrice" in page.text_content("#seats-top")
+    assert "2 fairy" in page.text_content("#bid-summary")
+    assert page.evaluate("document.activeElement.dataset.inc") == "fairy"
     assert "Your turn" in page.text_content("#announce")  # the live region says whose turn it is
     page.screenshot(path=str(SHOTS / "journey-composing-1400x900.png"))
     page.click("#submit-bid")
