@@ -277,7 +277,8 @@ def test_only_the_creator_deletes_a_table(client):
         assert r.status_code in (401, 403) and "only the table's creator" in r.json()["error"]
         assert _get(client, t, 0)["seat"] == 0
     assert client.delete(f"/api/games/{t.id}", headers=t.owner).status_code == 200
-    assert client.get(f"/api/games/{t.id}").status_code == 404
+    gone = client.get(f"/api/games/{t.id}")  # the seats still polling are told why
+    assert gone.status_code == 410 and "this table was deleted" in gone.json()["error"]
 
 
 def test_the_list_of_tables_shows_no_secret(client):

@@ -182,7 +182,7 @@ def test_a_seat_link_survives_a_reload_and_is_that_seats_alone(page, server_url,
     page.wait_for_function("ui.state && ui.state.actions")
     assert page.evaluate("ui.state.seat") == 0 and page.is_visible("#submit-bid")
     invite = page.get_attribute("#invites input.link[data-seat='1']", "value")
-    spectate = page.get_attribute("#invites input.link:not([data-seat])", "value")
+    spectate = page.get_attribute("#spectator-link", "value")
     assert "token=" in invite and "token=" not in spectate
     for _ in range(3):
         page.click("[data-inc='fairy']")
@@ -193,7 +193,9 @@ def test_a_seat_link_survives_a_reload_and_is_that_seats_alone(page, server_url,
     friend = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()  # another person's browser
     friend.goto(invite)
     friend.wait_for_function("ui.state && ui.state.seat === 1 && ui.state.actions")
-    assert friend.is_visible("#submit-bid") and friend.is_hidden("#invites")  # not the creator
+    assert friend.is_visible("#submit-bid") and friend.is_hidden("#delete-table")  # not the creator
+    assert friend.query_selector("#invites input.link[data-seat]") is None  # no other seat's link
+    assert friend.get_attribute("#spectator-link", "value") == spectate  # but the spectators' one, to share
     assert "bid sealed" in friend.text_content(".seat[data-seat='0']")
     assert "3 fairy" not in friend.text_content("#board")
     watcher = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
@@ -244,8 +246,12 @@ _LAYOUT = """() => {
   const small = [...document.querySelectorAll('.seat, #centre, #actions, #log')]
     .filter((e) => parseFloat(getComputedStyle(e).fontSize) < 11).map((e) => e.id || e.className);
   const actions = document.querySelector('#actions').getBoundingClientRect();
+  // your own seat and the bid builder (or the choices) on one screen together
+  const mine = document.querySelector('.seat.me'), move = document.querySelector('#actions .group');
+  const span = mine && move ? Math.max(mine.getBoundingClientRect().bottom, move.getBoundingClientRect().bottom)
+                              - Math.min(mine.getBoundingClientRect().top, move.getBoundingClientRect().top) : 0;
   return { overlaps, small, boxes: boxes.length, scrollWidth: document.documentElement.scrollWidth,
-           width: window.innerWidth, actionsRight: actions.right, actionsTop: actions.top + scrollY };
+           width: window.innerWidth, actionsRight: actions.right, actionsTop: actions.top + scrollY, span };
 }"""
 
 
@@ -255,6 +261,7 @@ def _check_layout(page, where: str, height: int) -> None:
     assert got["scrollWidth"] <= got["width"], (where, "sideways scrolling", got)
     assert got["actionsRight"] <= got["width"] and got["small"] == [], (where, got)
     assert got["actionsTop"] < height, (where, "'Your move' starts below the first screen", got)
+    assert got["span"] <= height, (where, "your seat and your move do not fit on one screen together", got)
 
 
 @pytest.mark.parametrize("size", list(SIZES))

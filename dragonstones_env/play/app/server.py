@@ -15,7 +15,11 @@ the ``Authorization: Bearer TOKEN`` header):
   up to the next human decision (at pace 0), or up to a search's (``ismcts``): a search decides in
   a bot thread while the state says ``"thinking": seat``, and moves on its own (the page polls);
 * ``POST /api/games/{id}/pace`` ``{"pace_ms"}`` with the creator's or a seat's token;
-  ``GET /api/games/{id}/record`` (once over); ``DELETE /api/games/{id}`` with the creator's token;
+  ``GET /api/games/{id}/record`` (once over); ``DELETE /api/games/{id}`` with the creator's token
+  (the seats are then told 410 "this table was deleted");
+* ``GET /api/games/{id}/invites`` with the creator's token: each human seat's token (the creator's
+  link gives the invites back in any browser); ``POST /api/games/{id}/name`` ``{"name"}`` with a
+  seat's token: that seat's name;
 * ``POST /api/replays`` a record (the engine's JSON list, or a file saved by the app) returns
   ``{"id", "steps", ...}``; ``GET /api/replays/{id}?step=k&seat=k|all[&insight=policy]``.
 
@@ -52,7 +56,7 @@ from dragonstones_env.bounds import FILE_BYTES
 
 from . import games
 from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
-from .store import Replays, Table, Tables
+from .store import Replays, StoredReplays, Table, Tables
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = min(4_000_000, FILE_BYTES["record"])  # bytes of a replay's body: a long record is about 150 kB
@@ -179,7 +183,7 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     sources = Sources(policy_dir=None if settings.policies is None else Path(settings.policies),
                       deck_dir=None if settings.decks is None else Path(settings.decks))
     tables = Tables(settings.store, sources, **settings.tables)
-    replays = Replays()
+    replays = Replays(stored=StoredReplays(tables))
     # Parsing, checking and simulating: worker threads, two at a time (the other requests are not
     # held up: the event loop only reads bodies and routes, and light requests use their own pool).
     heavy = anyio.CapacityLimiter(2)
@@ -227,7 +231,7 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
             out.append({"name": name, "title": mod.TITLE, "min_players": mod.MIN_PLAYERS,
                         "max_players": mod.MAX_PLAYERS, "default_players": mod.DEFAULT_PLAYERS,
                         "default_opponent": mod.DEFAULT_OPPONENT, "policies": sources.policies(mod),
-                        "options": list(mod.ENV_OPTIONS), "rules": mod.rules()})
+                        "options": list(mod.ENV_OPTIONS), "rules": mod.rules(), "how_to": list(mod.HOW_TO)})
         return {"games": out, "decks": list(sources.decks())}
 
     async def meta(request: Request) -> Response:
@@ -326,8 +330,38 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
             _, creator = table.seat_of(token)
             if not creator:
                 raise AppError(401 if token is None else 403, "only the table's creator deletes it")
-            tables.remove(table.id)
+            tables.delete(table.id)
             return {"deleted": table.id}
+
+        return _json(await run(work))
+
+    async def invites(request: Request) -> Response:
+        token = _token(request)
+
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            _, creator = table.seat_of(token)
+            if not creator or token is None:
+                raise AppError(401 if token is None else 403, "the invite links are the table's creator's")
+            return {"tokens": {str(s): t for s, t in tables.invites(table, token).items()}}
+
+        return _json(await run(work))
+
+    async def rename(request: Request) -> Response:
+        token = _token(request)
+        body = await read_body(request, MAX_SMALL_BODY)
+        name = body.get("name") if isinstance(body, dict) else None
+
+        def work() -> dict[str, Any]:
+            table = tables.get(request.path_params["id"])
+            seat, _ = table.seat_of(token)
+            if seat is None:
+                raise AppError(401 if token is None else 403, "a seat's name is set with that seat's token")
+            with table.lock:
+                table.game.rename(seat, name)
+                table.saved_touch = 0.0  # the setup changed: write it
+                tables.save(table)
+                return {"names": table.game.names}
 
         return _json(await run(work))
 
@@ -367,6 +401,8 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
         Route("/api/games/{id}/actions", act, methods=["POST"]),
         Route("/api/games/{id}/pace", pace, methods=["POST"]),
         Route("/api/games/{id}/record", record),
+        Route("/api/games/{id}/invites", invites),
+        Route("/api/games/{id}/name", rename, methods=["POST"]),
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{id}", show_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -302,6 +302,14 @@ def table(mod: ModuleType, players: int, options: dict[str, Any]) -> Any:
         raise AppError(400, str(err)[:600]) from None
 
 
+def _exact_int(value: Any) -> Any:
+    """A seed as JSON carries it: an integer, or a string of digits (a browser's numbers lose the
+    digits of an integer past 2**53, so the page sends a chosen seed as text)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        return int(value)
+    return value
+
+
 def _names(body: dict[str, Any], n: int) -> list[str]:
     """The players' names: ``player_k`` unless the request names a seat (unique, short, plain)."""
     given = body.get("names")
@@ -372,7 +380,7 @@ class LiveGame:
                 raise AppError(400, f"a seat is 'human' or a policy name of at most {MAX_SPEC} characters, "
                                     f"got {str(s)[:MAX_SPEC]!r}")
         self.names = _names(body, n)
-        seed = body.get("seed")
+        seed = _exact_int(body.get("seed"))
         self.seeded = seed is not None
         seed = secrets.randbits(63) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
         self.pace_ms = check_int(body.get("pace_ms", 0), "pace_ms", 0, MAX_PACE_MS)
@@ -428,6 +436,13 @@ class LiveGame:
         if self.env.game.record != record:
             raise AppError(422, "the stored record does not end where its actions lead")
         return self
+
+    def rename(self, seat: int, name: Any) -> None:
+        """A person names their own seat (``null`` or "" gives back ``player_k``); the same rules as
+        the names given when the table is made (short, plain, every player another)."""
+        names = list(self.names)
+        names[seat] = name
+        self.names = _names({"names": names}, len(names))
 
     def setup(self) -> dict[str, Any]:
         """What, with the record, makes the table again (:meth:`resume`): no token, no seed (the record has it)."""
@@ -648,13 +663,35 @@ def parse_record(body: Any, sources: Sources = LOCAL,
     try:
         mod.check_record(body)
     except ReplayError as err:
-        raise AppError(422, f"the record does not replay: {str(err)[:600]}") from None
+        raise AppError(422, replay_refusal(err)) from None
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
         raise AppError(422, f"the record does not replay: {type(err).__name__}: {str(err)[:600]}") from None
     if seats is not None and not (isinstance(seats, list) and all(isinstance(s, str) and len(s) <= MAX_SPEC
                                                                   for s in seats)):
         raise AppError(400, f"seats must be a list of policy names, got {str(seats)[:200]!r}")
     return mod, body, seats, names
+
+
+def _as_json(value: Any, limit: int = 200) -> str:
+    """A record's piece as the file spells it (JSON, not Python's repr), cut at ``limit`` characters."""
+    if value is None:
+        return "nothing (the record ends there)"
+    if isinstance(value, str):  # the engine's description of what it wanted
+        return value[:limit]
+    try:
+        text = json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def replay_refusal(err: ReplayError) -> str:
+    """A record the engine does not reproduce, said to a person: which event, in the file's JSON, and
+    the usual cause of a first event that differs (a seed rounded by a tool that reads numbers as doubles)."""
+    hint = (" (the start event deals the game from its seed: a seed rounded by a tool that reads numbers as "
+            "doubles deals another game)" if err.index <= 1 else "")
+    return (f"the record does not replay: record event {err.index} is {_as_json(err.found)}, where the game "
+            f"gives {_as_json(err.expected)}{hint}")[:900]
 
 
 class Replay:

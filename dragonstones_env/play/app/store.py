@@ -18,12 +18,20 @@ a request within ``connected_seconds`` is connected: its table is never expired,
 evicted. When ``max_tables`` are stored, a new table first evicts the least recently used finished
 or all-bot table; failing that it is refused (503).
 
-**Replays** are kept in memory only (the client has the file), the ``max_replays`` most recently
-used.
+**Creator links.** A seat's token is derived from the creator's (:func:`seat_token`, an HMAC), so
+the creator's link alone gives back every invite link (:meth:`Tables.invites`) in any browser.
+
+**Deleted tables** leave a tombstone (their id, when), so a seat still polling is told "this table
+was deleted" (410) instead of "unknown game id"; tombstones go with the expiry of unfinished tables.
+
+**Replays** are kept in memory, the ``max_replays`` most recently used, and their checked records
+in the same SQLite file (:class:`StoredReplays`, at most ``MAX_STORED_REPLAYS``), so a replay's
+link survives a restart.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -44,6 +52,7 @@ from .sessions import AppError, LiveGame, Replay, Sources
 MAX_TABLES = 1000  # stored
 MAX_LOADED = 128  # in memory
 MAX_REPLAYS = 64
+MAX_STORED_REPLAYS = 500
 CONNECTED_SECONDS = 120.0  # the page polls at least every 20 s while a seat's tab is open
 IDLE_SECONDS = 3600.0  # finished or all-bot tables
 HUMAN_IDLE_SECONDS = 7 * 24 * 3600.0  # unfinished tables with human seats
@@ -65,11 +74,27 @@ CREATE TABLE IF NOT EXISTS events (
     event TEXT NOT NULL,
     PRIMARY KEY (id, n)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deleted (
+    id TEXT PRIMARY KEY,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS replays (
+    id TEXT PRIMARY KEY,
+    body TEXT NOT NULL,
+    touched REAL NOT NULL
+);
 """
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def seat_token(creator: str, seat: int) -> str:
+    """A seat's token, derived from the creator's: whoever holds the creator's link can give out
+    the invite links again (from any browser), and nobody else can (HMAC-SHA256, 192 bits kept)."""
+    mac = hmac.new(creator.encode("utf-8", "replace"), f"seat {seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:24]).decode()
 
 
 @dataclass
@@ -160,6 +185,7 @@ class Tables:
         """A stored table made again from its record (the engine's verified replay)."""
         rows = self._query("SELECT setup, creator, tokens, touched FROM tables WHERE id = ?", (key,))
         if not rows:
+            self._refuse_deleted(key)
             raise AppError(404, f"unknown game id {key[:40]!r}")
         setup, creator, tokens, touched = rows[0]
         record = [json.loads(e) for (e,) in self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,))]
@@ -214,7 +240,7 @@ class Tables:
             self.remove(spare[0])
         key = secrets.token_hex(8)
         creator = secrets.token_urlsafe(24)
-        tokens = {seat: secrets.token_urlsafe(24) for seat in game.humans}
+        tokens = {seat: seat_token(creator, seat) for seat in game.humans}
         now = self.clock()
         table = Table(key, game, token_hash(creator), {s: token_hash(t) for s, t in tokens.items()}, now)
         self._write([("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -263,6 +289,26 @@ class Tables:
         with self._lock:
             self.items.pop(key, None)
 
+    # ---------------------------------------------------------------- deleting and the creator's link
+    def delete(self, key: str) -> None:
+        """Remove the table at its creator's request and leave a tombstone for the seats still polling."""
+        self.remove(key)
+        now = self.clock()
+        self._write([("INSERT OR REPLACE INTO deleted VALUES (?, ?)", (key, now)),
+                     ("DELETE FROM deleted WHERE at < ?", (now - self.human_idle_seconds,))])
+
+    def _refuse_deleted(self, key: str) -> None:
+        """A 410 if the table ``key`` was deleted by its creator."""
+        if self._query("SELECT 1 FROM deleted WHERE id = ?", (key,)):
+            raise AppError(410, "this table was deleted by its creator")
+
+    @staticmethod
+    def invites(table: Table, creator: str) -> dict[int, str]:
+        """Each human seat's token, given back to the creator's token (a table made before seat
+        tokens were derived gives none back: only their hashes are kept)."""
+        return {seat: t for seat, h in table.tokens.items()
+                if hmac.compare_digest(token_hash(t := seat_token(creator, seat)), h)}
+
     def listing(self) -> list[dict[str, Any]]:
         """Every stored table, without a secret: id, game, seats, whether it is over."""
         rows = self._query("SELECT id, setup, over FROM tables ORDER BY created DESC LIMIT 200")
@@ -280,15 +326,17 @@ class Tables:
 
 
 class Replays:
-    """Replays by id, in memory, the ``size`` most recently used."""
+    """Replays by id, in memory, the ``size`` most recently used (and kept by ``stored`` if given)."""
 
-    def __init__(self, size: int = MAX_REPLAYS):
-        self.size = size
+    def __init__(self, size: int = MAX_REPLAYS, stored: StoredReplays | None = None):
+        self.size, self.stored = size, stored
         self.items: OrderedDict[str, tuple[Replay, threading.Lock]] = OrderedDict()
         self._lock = threading.Lock()
 
     def add(self, replay: Replay) -> str:
         key = secrets.token_hex(8)
+        if self.stored is not None:
+            self.stored.put(key, replay)
         with self._lock:
             self.items[key] = (replay, threading.Lock())
             while len(self.items) > self.size:
@@ -297,8 +345,43 @@ class Replays:
 
     def get(self, key: str) -> tuple[Replay, threading.Lock]:
         with self._lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        replay = None if self.stored is None else self.stored.get(key)
+        with self._lock:
+            if replay is not None and key not in self.items:
+                self.items[key] = (replay, threading.Lock())
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
             if key not in self.items:
                 raise AppError(404, f"unknown replay id {key[:40]!r} (a replay is kept while it is used; open "
                                     "its file again)")
             self.items.move_to_end(key)
             return self.items[key]
+
+
+class StoredReplays:
+    """Replays' checked records in the tables' SQLite file (``{"seats", "names", "record"}``, the
+    form a saved record has), the ``size`` most recently used, rebuilt on demand after a restart."""
+
+    def __init__(self, tables: Tables, size: int = MAX_STORED_REPLAYS):
+        self.tables, self.size = tables, size
+
+    def put(self, key: str, replay: Replay) -> None:
+        body = json.dumps({"seats": replay.seats, "names": replay.names, "record": replay.record})
+        now = self.tables.clock()
+        self.tables._write([
+            ("INSERT OR REPLACE INTO replays VALUES (?, ?, ?)", (key, body, now)),
+            ("DELETE FROM replays WHERE id NOT IN (SELECT id FROM replays ORDER BY touched DESC LIMIT ?)",
+             (self.size,))])
+
+    def get(self, key: str) -> Replay | None:
+        rows = self.tables._query("SELECT body FROM replays WHERE id = ?", (key,))
+        if not rows:
+            return None
+        self.tables._write([("UPDATE replays SET touched = ? WHERE id = ?", (self.tables.clock(), key))])
+        try:
+            return Replay(json.loads(rows[0][0]), self.tables.sources)
+        except AppError:  # a stored replay this version no longer replays: as if it were gone
+            return None

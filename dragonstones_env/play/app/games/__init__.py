@@ -2,7 +2,7 @@
 
 An adapter exports the same names: ``GAME_ID`` (the registry id: the game's one name), ``TITLE``,
 ``MIN_PLAYERS``, ``MAX_PLAYERS``,
-``DEFAULT_PLAYERS``, ``POLICY_GAMES`` (the ``game`` names
+``DEFAULT_PLAYERS``, ``HOW_TO`` (how to play, a few sentences), ``POLICY_GAMES`` (the ``game`` names
 its bots carry), ``DEFAULT_OPPONENT``,
 ``KIND_KEY`` and ``INPUT_EVENTS`` (its record format), ``ENV_OPTIONS``, and the functions
 ``make_env``, ``option`` (a request's env option, made safe), ``is_record``, ``check_record``,

@@ -8,6 +8,7 @@ game's data (:data:`cards.SYMBOL_TEXT`), seats are named by player.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,16 @@ ENV_NAME = raw_env.metadata["name"]
 POLICY_GAMES = ("drachenschatten", ENV_NAME)
 DEFAULT_OPPONENT = "ds-heuristic"
 KIND_KEY = "event"
+# How to play, for a first-time player (the setup page and an invitee's first screen)
+HOW_TO = (
+    "First everyone picks an opening card from a village stack (top row).",
+    "On your turn, use any ready objects, turn over exactly one top card of a stack (click it), then "
+    "end your turn.",
+    "A dragon or hydra attacks at once: protect yourself with a ready object against it, or lose "
+    "the beast and your whole collection.",
+    "Seven different object kinds, three beasts or three treasures win at once; when every stack "
+    "is empty, the most cards win. Tap a card, or focus it and press Enter, to read what it does.",
+)
 INPUT_EVENTS = ("option",)
 _TITLES = {
     "pick": "Opening pick", "turn_over": "Turn over a card", "use_view": "Use a torch",
@@ -69,20 +80,23 @@ def encode(option: list, actor: int, num_players: int) -> int:
     return A.encode(tuple(option), actor, num_players)
 
 
+_RULING = re.compile(r"\s*\(D\d+\)")  # a ruling's number: for the code and its readers, not for players
+
+
 def rules() -> dict[str, str]:
     """Every card type's rules text, by name: its action symbol's (objects), or the beast's or treasure's."""
     out = {}
     for c in CARDS:
         if c.category == "object":
-            out[c.name] = f"{c.kind} (an object kind, D6): {SYMBOL_TEXT[c.action]}"
+            out[c.name] = f"{c.kind} (an object kind): {_RULING.sub('', SYMBOL_TEXT[c.action])}"
         else:
-            out[c.name] = SYMBOL_TEXT[c.beast or c.name]
+            out[c.name] = _RULING.sub("", SYMBOL_TEXT[c.beast or c.name])
     return out
 
 
 def goal(env: raw_env) -> str:
-    return ("Seven different object kinds, three beasts or three treasures win at once (D6); when every stack "
-            "is empty, the most cards wins (D7).")
+    return ("Seven different object kinds, three beasts or three treasures win at once; when every stack "
+            "is empty, the most cards wins.")
 
 
 def _stack(s: int) -> str:
@@ -146,11 +160,11 @@ def race(v: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 
 _PROMPTS = {
-    "pick": "Pick an opening card: the top card of a village stack (D2)",
-    "turn": "Use ready objects, turn over exactly one top card, then end the turn (D3)",
+    "pick": "Pick an opening card: the top card of a village stack",
+    "turn": "Use ready objects, turn over exactly one top card, then end the turn",
     "view": "Look at a stack's top card with the torch ({left} more at most; D4)",
-    "protect": "A beast attacks: which ready object protects against it? (D5)",
-    "forfeit": "Decay: remove one of your used objects from the game (D4)",
+    "protect": "A beast attacks: which ready object protects against it?",
+    "forfeit": "Decay: remove one of your used objects from the game",
 }
 
 
@@ -219,9 +233,9 @@ def _end(event: dict[str, Any], names: list[str]) -> str:
     won = joined([names[p] for p in event["winners"]]) or "nobody"
     reason = event["reason"]
     if reason in _REASONS:
-        return f"{won} wins with {_REASONS[reason]} (D6)."
+        return f"{won} wins with {_REASONS[reason]}."
     if reason == "stacks_empty":
-        return f"Every stack is empty: {won} wins with the most cards (D7)."
+        return f"Every stack is empty: {won} wins with the most cards."
     return "The game stops at its step limit: nobody wins."
 
 

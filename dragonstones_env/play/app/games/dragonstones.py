@@ -35,9 +35,18 @@ INPUT_EVENTS = ("choice",)
 _SEALED = ("bid", "tiebreak")  # decisions whose choice stays secret until the reveal (F43)
 # Env options a new table may set (the custom deck, issue #16; docs/custom-characters.md).
 ENV_OPTIONS = ("characters", "exclude")
+# How to play, for a first-time player (the setup page and an invitee's first screen)
+HOW_TO = (
+    "Each turn, characters come up for auction one at a time (the Witch first).",
+    "Everyone seals a bid at once: fairy gold and common gold (an amulet doubles it, a black coin "
+    "curses the card so nobody uses it), or nothing at all: the empty fist.",
+    "The highest bid takes the character and uses its power at once; a tie is settled by a second "
+    "bid in silver. Fairy gold you bid is spent until the turn ends; everything else goes to the bank.",
+    "Powers give dragon stones, gold, silver and points: the first to 3 points wins. Tap a card, or "
+    "focus it and press Enter, to read its power.",
+)
 # The rules text of the box's cards: the card data's own (cards.CHARACTERS), without the ruling number.
 RULES = {c.name: re.sub(r"\s*\(F\d+\)$", "", c.power) for c in CHARACTERS}
-_RULING = {c.name: m.group(1) for c in CHARACTERS if (m := re.search(r"\((F\d+)\)$", c.power))}
 
 
 def make_env(num_players: int, **options: Any) -> raw_env:
@@ -114,13 +123,14 @@ def encode(option: list, actor: int, num_players: int) -> int:
 
 
 def rules() -> dict[str, str]:
-    """Every box card's rules text, by name (a table's custom cards carry theirs in its view)."""
-    return {name: f"{text} ({_RULING[name]})" if name in _RULING else text for name, text in RULES.items()}
+    """Every box card's rules text, by name (a table's custom cards carry theirs in its view), in
+    plain words: a player does not read the rulings' numbers."""
+    return dict(RULES)
 
 
 def goal(env: raw_env) -> str:
-    return (f"First to {WIN_SCORE} points wins, at once (F17). Points come from the characters' powers; "
-            f"after {env.options['max_turns']} turns the game stops and nobody wins (F18).")
+    return (f"First to {WIN_SCORE} points wins, at once. Points come from the characters' powers; "
+            f"after {env.options['max_turns']} turns the game stops and nobody wins.")
 
 
 def view(env: raw_env, seat: int) -> dict[str, Any]:
@@ -360,10 +370,10 @@ def _outcome(ev: dict[str, Any], names: list[str]) -> str:
     if outcome == "won":
         return f"{names[ev['winner']]} wins the {card}."
     if outcome == "cursed":
-        return f"The {card} is cursed by a black coin: nobody uses its power (F12)."
+        return f"The {card} is cursed by a black coin: nobody uses its power."
     if outcome == "passed":
-        return f"Nobody bid for the {card}: it is passed (F13)."
-    return f"The tie for the {card} stands: nobody uses its power (F14)."
+        return f"Nobody bid for the {card}: it is passed."
+    return f"The tie for the {card} stands: nobody uses its power."
 
 
 def _stole(ev: dict[str, Any], names: list[str]) -> str:
@@ -423,7 +433,7 @@ _SENTENCES: dict[str, Any] = {
     "reshuffle": lambda ev, who, n: f"The discarded specials are shuffled into a new pile ({ev['cards']} cards).",
     "end_turn": lambda ev, who, n: f"End of turn {ev['turn']}.",
     "no_effect": lambda ev, who, n: f"{ev['card']}: no effect for {who} ({ev['why']}).",
-    "truncated": lambda ev, who, n: f"The game stops after {ev['turn']} turns: nobody wins (F18).",
+    "truncated": lambda ev, who, n: f"The game stops after {ev['turn']} turns: nobody wins.",
 }
 
 
