@@ -288,8 +288,8 @@ class SingleAgentEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"seat": self.seat, "num_players": self.num_players}
         extra = self.aec.infos.get(self._learner)
-        if extra:
-            info.update(extra)
+        if extra:  # copies: a step's info is the caller's to keep (Gymnasium's checker asks it)
+            info.update({k: v.copy() if isinstance(v, np.ndarray) else v for k, v in extra.items()})
         return info
 
 
