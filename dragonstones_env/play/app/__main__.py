@@ -14,4 +14,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 if __name__ == "__main__":
     args = build_parser().parse_args()
-    serve(args.host, args.port, **serve_options(args))
+    raise SystemExit(serve(args.host, args.port, **serve_options(args)))
