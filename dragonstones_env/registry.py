@@ -124,6 +124,15 @@ def get(game: str | GameSpec) -> GameSpec:
     raise UnknownGameError(f"unknown game {game!r}; the games are {', '.join(_GAMES)}")
 
 
+def game_id(name: str) -> str:
+    """The registry id users type (``drachenschatten``) of a game name such as a policy's
+    ``game`` (``drachenschatten_v0``), for messages; the name itself when no game has it."""
+    try:
+        return get(name).id
+    except UnknownGameError:
+        return name
+
+
 def all() -> list[GameSpec]:
     """Every registered game, in registration order."""
     return list(_GAMES.values())

@@ -4,11 +4,13 @@ before any work (issue 48), and a game another distribution declares joins ``--g
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
 from dragonstones_env import cli, extras, games
@@ -77,3 +79,26 @@ def test_a_game_of_another_distribution_joins_game(tmp_path):
 
 
 
+
+
+def test_a_policy_of_another_game_is_named_by_its_registry_id():
+    assert games.game_id("drachenschatten_v0") == "drachenschatten" and games.game_id("chess_v3") == "chess_v3"
+    with pytest.raises(ValueError, match="opponent 'champion' plays dragonstones, not drachenschatten: "):
+        gym.make("DrachenSchatten-v0", opponents="champion")
+
+
+SEE_DOC = re.compile(r"see (docs/[\w-]+\.md), ([A-Z][\w ,'-]+?)[)\"]")
+
+
+def test_errors_that_send_to_a_doc_name_a_section_that_is_there():
+    """"see README" sent people to a page that had moved (issue 48): a message names the doc and its section."""
+    found = []
+    for folder in ("dragonstones_env", "training"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text()
+            assert "see README" not in text and "README, \"Loading" not in text, path
+            for doc, section in SEE_DOC.findall(text):
+                found.append((path.name, doc, section))
+                headings = re.findall(r"^#+ (.+)$", (ROOT / doc).read_text(), re.M)
+                assert section in headings, (path, doc, section)
+    assert ("checkpoint.py", "docs/training.md", "Loading checkpoints from others") in found

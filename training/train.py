@@ -8,8 +8,8 @@
 unpickles, which runs any code the file holds, and a config can point ``runs_dir`` anywhere: both
 read a model.zip only when it carries this machine's mark (``model.zip.mark``, the keyed hash
 training writes beside every model.zip it saves; dragonstones_env/policies/marks.py), or with
-``--trust-model-zip``: use that only for a file you made yourself or trust like code (README,
-"Loading checkpoints from others").
+``--trust-model-zip``: use that only for a file you made yourself or trust like code
+(docs/training.md, "Loading checkpoints from others").
 The config's ``start`` (training/start.py) starts a new run from a checkpoint folder's actor and
 critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
@@ -472,7 +472,8 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
                           "the --finetune model, and random weights are no place to leash to: set one, or "
                           "imitate.anchor_kl=0")
     if not args.resume and not args.overwrite and run.root.exists() and any(run.root.iterdir()):
-        raise ConfigError(f"{run.root} exists: use --resume to continue it, or another run_name")
+        raise ConfigError(f"{run.root} exists: use --resume to continue it, --overwrite to start it again, "
+                          "or another run_name")
     if args.resume and not (run.checkpoint / "model.zip").is_file():
         raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
     if args.resume:

@@ -13,6 +13,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env.core import same_game
+from dragonstones_env.games import game_id
 from dragonstones_env.play.arena import GameResult, play_game, wilson_interval
 from dragonstones_env.policies import load_policy
 
@@ -114,7 +115,7 @@ def preload(specs: Sequence[str], game: str, deterministic: bool) -> dict[str, A
     for spec, policy in preloaded.items():
         plays = getattr(policy, "game", None)  # None: a policy of any game (random, user objects)
         if plays is not None and not same_game(plays, game):
-            raise EvaluationError(f"policy {spec!r} plays {plays}, not {game}")
+            raise EvaluationError(f"policy {spec!r} plays {game_id(plays)}, not {game_id(game)}")
     return preloaded
 
 

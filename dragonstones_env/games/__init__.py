@@ -17,6 +17,7 @@ from dragonstones_env.registry import (
     GameSpec,
     UnknownGameError,
     all,
+    game_id,
     get,
     ids,
     load_plugins,
@@ -31,5 +32,5 @@ from . import fist
 from . import drachenschatten
 # isort: on
 
-__all__ = ["PLUGIN_GROUP", "GameSpec", "UnknownGameError", "all", "drachenschatten", "fist", "get", "ids",
+__all__ = ["PLUGIN_GROUP", "GameSpec", "UnknownGameError", "all", "drachenschatten", "fist", "game_id", "get", "ids",
            "load_plugins", "register", "unregister"]

@@ -168,7 +168,8 @@ class SingleAgentEnv(gym.Env):
         """A policy (or sampler) that says which game it plays must play this one."""
         game = getattr(policy, "game", None)
         if game is not None and not same_game(game, self.game_name):
-            raise ValueError(f"{what} plays {game}, not {self.game_name}: seat a policy of this game")
+            raise ValueError(f"{what} plays {games.game_id(game)}, not {games.game_id(self.game_name)}: "
+                             "seat a policy of this game")
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
