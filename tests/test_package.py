@@ -260,6 +260,11 @@ def test_the_core_install_runs_the_readme_and_each_command_names_its_extra(wheel
         assert done.returncode == 2 and len(lines) == 1 and not done.stdout, (command, done.stdout, done.stderr)
         assert f"dragonstones {command} needs the [{extra}] extra" in lines[0], lines
         assert f"pip install 'dragonstones_env[{extra}]'" in lines[0], lines
+    for module, extra in (("dragonstones_env.play.app", "app"), ("dragonstones_env.evaluation", "eval")):
+        done = subprocess.run([str(python), "-m", module, "--port" if extra == "app" else "--games", "8765"],
+                              cwd=user, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (module, done.stderr)
+        assert f"needs the [{extra}] extra" in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in user.iterdir()) == ["deck.py", "readme.py"]  # no journal, no output folder
     # the line the message gives resolves against the installed wheel (the package is on no index)
     dry = subprocess.run([str(python), "-m", "pip", "install", "--dry-run", "--quiet", "--disable-pip-version-check",
