@@ -8,6 +8,7 @@ which re-exports it and imports the built-in games.
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,6 +124,15 @@ def get(game: str | GameSpec) -> GameSpec:
     raise UnknownGameError(f"unknown game {game!r}; the games are {', '.join(_GAMES)}")
 
 
+def game_id(name: str) -> str:
+    """The registry id users type (``drachenschatten``) of a game name such as a policy's
+    ``game`` (``drachenschatten_v0``), for messages; the name itself when no game has it."""
+    try:
+        return get(name).id
+    except UnknownGameError:
+        return name
+
+
 def all() -> list[GameSpec]:
     """Every registered game, in registration order."""
     return list(_GAMES.values())
@@ -130,6 +140,19 @@ def all() -> list[GameSpec]:
 
 def ids() -> tuple[str, ...]:
     return tuple(_GAMES)
+
+
+PLUGIN_GROUP = "dragonstones_env.games"  # the entry-point group of games installed as their own distribution
+
+
+def load_plugins() -> list[str]:
+    """Import the games other distributions declare under the entry-point group ``dragonstones_env.games``
+    (each entry names a module that calls :func:`register`), so that a command run from a shell, such
+    as ``dragonstones evaluate --game mygame``, knows them; returns the entries' names."""
+    entries = list(importlib.metadata.entry_points(group=PLUGIN_GROUP))
+    for entry in entries:
+        entry.load()
+    return [entry.name for entry in entries]
 
 
 class ByGame(Mapping):

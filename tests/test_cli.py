@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +79,48 @@ def test_replay_to_gif(tmp_path):
     assert out.returncode == 2 and "does not replay" in out.stderr and "record event 3" in out.stderr
     record.write_text("{nope")
     assert _cli("replay", str(record), "--gif", str(gif)).returncode == 2
+
+
+def test_play_records_the_game_replay_draws(tmp_path):
+    record, gif = tmp_path / "game.json", tmp_path / "game.gif"
+    out = _cli("play", "--game", "drachenschatten", "--players", "2", "--opponents", "random", "--seed", "4",
+               "--record", str(record), stdin="\n1\n" * 3000)
+    assert out.returncode == 0 and f"record saved to {record}" in out.stdout, out.stdout[-2000:] + out.stderr
+    assert json.loads(record.read_text())["game"] == "drachenschatten"
+    assert _cli("replay", str(record), "--gif", str(gif)).returncode == 0 and gif.exists()
+    quit_early = _cli("play", "--record", str(tmp_path / "none.json"), stdin="q\n")
+    assert quit_early.returncode == 1 and "no record saved" in quit_early.stdout
+    assert not (tmp_path / "none.json").exists()
+    nowhere = _cli("play", "--record", str(tmp_path / "no-such-folder" / "game.json"))
+    assert nowhere.returncode == 2 and "does not exist" in nowhere.stdout
+    assert "dragonstones play --record" in _cli("replay", "--help").stdout  # where a game.json comes from
+
+
+def test_serve_refuses_a_missing_folder_and_a_busy_port(tmp_path):
+    for flag in ("--policies", "--decks"):
+        out = _cli("serve", flag, str(tmp_path / "nope"))
+        assert out.returncode == 2 and f"{flag} {tmp_path / 'nope'}: no such folder" in out.stderr, out.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        out = _cli("serve", "--port", str(busy.getsockname()[1]))
+    assert out.returncode == 2 and "cannot listen on 127.0.0.1" in out.stderr, out.stderr
+    assert "open http" not in out.stdout  # bound first, announced after
+    assert "Traceback" not in out.stderr
+
+
+def test_serve_removes_its_temporary_store_when_stopped(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    server = subprocess.Popen([sys.executable, "-m", "dragonstones_env.cli", "serve", "--port", str(port)],
+                              stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        assert "open http://127.0.0.1" in server.stdout.readline()
+        assert "until the server stops" in server.stdout.readline()
+        assert [p.name.startswith("dragonstones-tables-") for p in tmp_path.iterdir()] == [True]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+    assert list(tmp_path.iterdir()) == []

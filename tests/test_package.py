@@ -46,11 +46,12 @@ def test_the_tracked_tree_is_light():
 
 
 def test_the_wheel_lists_every_package_on_disk():
-    """pyproject.toml lists its packages by hand (one is mapped from policies/): none may be forgotten."""
+    """pyproject.toml lists its packages by hand (two are mapped from policies/ and examples/): none may be
+    forgotten."""
     listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     inits = (ROOT / "dragonstones_env").rglob("__init__.py")
     on_disk = sorted(".".join(p.parent.relative_to(ROOT).parts) for p in inits)
-    assert sorted(listed) == sorted([*on_disk, "dragonstones_env.policies.shipped"])
+    assert sorted(listed) == sorted([*on_disk, "dragonstones_env.policies.shipped", "dragonstones_env.examples"])
 
 
 def test_the_readme_is_a_guide():
@@ -156,8 +157,10 @@ USER_SCRIPT = textwrap.dedent("""
 def _venv(where: Path, *requirements: str) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
     python = where / "bin" / "python"
+    # without PYTHONPATH: a checkout on it (with the build's egg-info) would pass for the installed package
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements],
-                   check=True, timeout=1200)
+                   check=True, timeout=1200, env=env)
     return python
 
 
@@ -207,3 +210,63 @@ def test_with_the_core_install_the_tests_collect_and_skip_the_training_ones(whee
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "tests/test_rules_auctions.py" in done.stdout and "tests/test_env.py" in done.stdout
     assert "SKIPPED" in done.stdout and "train extra" in done.stdout, done.stdout[-3000:]
+
+
+# ---------------------------------------------------------------------------- the core install, as the README says
+CORE_SCRIPT = textwrap.dedent("""
+    import dragonstones_env
+    from dragonstones_env import env
+
+    # the README's custom-deck line, with the example deck the wheel carries
+    e = env(num_players=4, characters=dragonstones_env.example_path("characters.yaml"), exclude=["Troll"])
+    e.reset(seed=0)
+    assert "site-packages" in dragonstones_env.example_path("characters.yaml")
+    print("DECK OK")
+""")
+# Every subcommand, with arguments that would do work if its extra were there
+CORE_COMMANDS = {
+    "serve": ("app", ["serve", "--port", "8765"]),
+    "play": ("app", ["play", "--opponents", "random"]),
+    "replay": ("app", ["replay", "game.json", "--gif", "game.gif"]),
+    "evaluate": ("eval", ["evaluate", "--policies", "random", "random", "--players", "2", "--games", "2",
+                          "--game", "drachenschatten", "--out", "ev"]),
+}
+
+
+def _readme_python_blocks() -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+
+
+def test_the_core_install_runs_the_readme_and_each_command_names_its_extra(wheel, tmp_path):
+    """A plain venv (no system site-packages) with the wheel's core install: the README's first usage
+    block and the example deck run; every ``dragonstones`` subcommand says in one line which extra it
+    needs, exits 2 with no traceback and leaves nothing behind (issue 48)."""
+    python = _venv(tmp_path / "venv", str(wheel))
+    user = tmp_path / "project"
+    user.mkdir()
+    (user / "readme.py").write_text(_readme_python_blocks()[0])
+    (user / "deck.py").write_text(CORE_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for script in ("readme.py", "deck.py"):
+        done = subprocess.run([str(python), script], cwd=user, env=env, capture_output=True, text=True, timeout=300)
+        listing = subprocess.run([str(python), "-m", "pip", "list"], capture_output=True, text=True, env=env).stdout
+        assert done.returncode == 0, done.stderr[-3000:] + listing
+    missing = subprocess.run([str(python), "-c", "import starlette"], capture_output=True, env=env)
+    assert missing.returncode != 0  # really the core install
+    for command, (extra, args) in CORE_COMMANDS.items():
+        done = subprocess.run([str(python.parent / "dragonstones"), *args], cwd=user, env=env, capture_output=True,
+                              text=True, timeout=300)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1 and not done.stdout, (command, done.stdout, done.stderr)
+        assert f"dragonstones {command} needs the [{extra}] extra" in lines[0], lines
+        assert f"pip install 'dragonstones_env[{extra}]'" in lines[0], lines
+    for module, extra in (("dragonstones_env.play.app", "app"), ("dragonstones_env.evaluation", "eval")):
+        done = subprocess.run([str(python), "-m", module, "--port" if extra == "app" else "--games", "8765"],
+                              cwd=user, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (module, done.stderr)
+        assert f"needs the [{extra}] extra" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in user.iterdir()) == ["deck.py", "readme.py"]  # no journal, no output folder
+    # the line the message gives resolves against the installed wheel (the package is on no index)
+    dry = subprocess.run([str(python), "-m", "pip", "install", "--dry-run", "--quiet", "--disable-pip-version-check",
+                          "dragonstones_env[app]"], env=env, capture_output=True, text=True, timeout=600)
+    assert dry.returncode == 0, dry.stderr[-2000:]

@@ -333,10 +333,11 @@ def test_every_policy_refuses_an_all_zero_mask(tmp_path):
 
 # ---------------------------------------------------------------------------- which game a policy plays
 def test_a_policy_of_another_game_is_refused_at_make():
-    with pytest.raises(ValueError, match=r"ds-heuristic.*drachenschatten, not dragonstones_v1"):
+    # named by the registry ids users type, not the PettingZoo names (issue 48)
+    with pytest.raises(ValueError, match=r"ds-heuristic.*plays drachenschatten, not dragonstones:"):
         make_gym("dragonstones", num_players=3, opponents="ds-heuristic")
     for spec in ("heuristic", "champion"):
-        with pytest.raises(ValueError, match=r"plays dragonstones(_v1)?, not drachenschatten_v0"):
+        with pytest.raises(ValueError, match=r"plays dragonstones, not drachenschatten:"):
             make_gym("drachenschatten", num_players=2, opponents=spec)
     with pytest.raises(ValueError, match="plays"):
         make_gym("drachenschatten", num_players=3, opponents=["random", "heuristic"])
@@ -354,7 +355,7 @@ def test_evaluate_and_leagues_refuse_a_policy_of_another_game(tmp_path):
 
 def test_a_sampler_of_another_game_is_refused_at_make(tmp_path):
     league = League(tmp_path, {"random": 1.0}, game="drachenschatten_v0")
-    with pytest.raises(ValueError, match="sampler plays drachenschatten_v0"):
+    with pytest.raises(ValueError, match="sampler plays drachenschatten, not dragonstones:"):
         make_gym("dragonstones", num_players=3, opponents=league)
 
 

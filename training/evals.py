@@ -35,16 +35,20 @@ def eval_table(cfg: RunConfig) -> tuple[Callable[[], Any], Any]:
     return partial(cfg.spec.env, num_players=cfg.eval.players, **options), deck
 
 
-def against_bots(learner: Learner, cfg: RunConfig, games: int, opponent: str, seed: int) -> dict[str, Any]:
-    """The learner (sampling) in one seat against ``opponent`` bots in the others, seats rotated."""
+def against_bots(learner: Learner, cfg: RunConfig, games: int, opponent: str, seed: int,
+                 on_game: Callable[[], None] | None = None) -> dict[str, Any]:
+    """The learner (sampling) in one seat against ``opponent`` bots in the others, seats rotated
+    (``on_game`` after each game: a progress bar)."""
     make, _ = eval_table(cfg)
     # the arena seats them at the deck's table (a rule bot values the custom cards), reseeded per game
     others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
-    return seat_rotated_match(make, learner(seed=seed), others, games, seed=seed)
+    return seat_rotated_match(make, learner(seed=seed), others, games, seed=seed, on_game=on_game)
 
 
-def copies(learner: Learner, cfg: RunConfig, games: int, seed: int) -> dict[str, Any]:
+def copies(learner: Learner, cfg: RunConfig, games: int, seed: int,
+           on_game: Callable[[], None] | None = None) -> dict[str, Any]:
     """``eval.players`` copies of the learner (sampling, each seat its own seed) at one table: how many
     games they leave to the step limit, which no table of bots shows."""
     make, _ = eval_table(cfg)
-    return copies_match(make, [learner(seed=seed + i) for i in range(cfg.eval.players)], games, seed=seed)
+    return copies_match(make, [learner(seed=seed + i) for i in range(cfg.eval.players)], games, seed=seed,
+                        on_game=on_game)

@@ -8,8 +8,8 @@
 unpickles, which runs any code the file holds, and a config can point ``runs_dir`` anywhere: both
 read a model.zip only when it carries this machine's mark (``model.zip.mark``, the keyed hash
 training writes beside every model.zip it saves; dragonstones_env/policies/marks.py), or with
-``--trust-model-zip``: use that only for a file you made yourself or trust like code (README,
-"Loading checkpoints from others").
+``--trust-model-zip``: use that only for a file you made yourself or trust like code
+(docs/training.md, "Loading checkpoints from others").
 The config's ``start`` (training/start.py) starts a new run from a checkpoint folder's actor and
 critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import obs_as_tensor
 from threadpoolctl import threadpool_limits
 
@@ -48,7 +48,7 @@ from dragonstones_env.policies import PolicyError, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import FolderVersions, publish_latest
 
-from . import anchor, envs, evals, start  # envs.make_vec_env looked up at call time (tests replace it)
+from . import anchor, envs, evals, progress, start  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
 from .imitate import (
     Demonstrations,
@@ -245,10 +245,11 @@ def refresh_latest(model: Any, run: RunFolders, t: int, cfg: Config) -> Path:
     return folder
 
 
-def run_panel(cfg: Config, folder: Path, games: int, seed: int) -> dict[str, Any]:
+def run_panel(cfg: Config, folder: Path, games: int, seed: int, shown: bool = False) -> dict[str, Any]:
     """The robustness panel of the policy in ``folder`` at the evaluation table size."""
     result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
-                   seed=seed, game=cfg.game, copies=(), env_options=evals.deck_options(cfg) or None)
+                   seed=seed, game=cfg.game, copies=(), env_options=evals.deck_options(cfg) or None,
+                   progress=shown)
     worst = worst_mix(result)
     return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
             "games_per_mix": games, "players": cfg.eval.players,
@@ -403,21 +404,30 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
 
 
 def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]:
-    """Against the heuristic and random, and the robustness panel, as the config asks."""
+    """Against the heuristic and random, and the robustness panel, as the config asks; each with its
+    bar when the config shows one (the games take a while: 180 of them in ``make train``)."""
     final: dict[str, Any] = {}
-    for opponent in (cfg.heuristic, "random"):
+    shown = cfg.progress_bar and sys.stderr.isatty()
+    with progress.games_bar(3 * cfg.eval.final_games, "final evaluation", shown) as on_game:
+        for opponent in (cfg.heuristic, "random"):
+            if cfg.eval.final_games:
+                r = evals.against_bots(learner(model, cfg), cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1,
+                                       on_game=on_game)
+                final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
         if cfg.eval.final_games:
-            r = evals.against_bots(learner(model, cfg), cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1)
-            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
+            final["copies"] = evals.copies(learner(model, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3,
+                                           on_game=on_game)
+    for opponent in (cfg.heuristic, "random"):
+        if f"vs_{opponent}" in final:
+            r = final[f"vs_{opponent}"]
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
-    if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(model, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+    if "copies" in final:
         print(f"final: {copies_summary(final['copies'])}")
     if cfg.eval.final_panel_games:
         folder = refresh_latest(model, run, int(model.num_timesteps), cfg)
-        p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2)
+        p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2, shown=shown)
         final["panel"] = p
         w = p["worst_mix"]
         print(f"robustness: {p['robustness']:.3f} (worst per-seat win rate / parity over every mix at "
@@ -462,7 +472,8 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
                           "the --finetune model, and random weights are no place to leash to: set one, or "
                           "imitate.anchor_kl=0")
     if not args.resume and not args.overwrite and run.root.exists() and any(run.root.iterdir()):
-        raise ConfigError(f"{run.root} exists: use --resume to continue it, or another run_name")
+        raise ConfigError(f"{run.root} exists: use --resume to continue it, --overwrite to start it again, "
+                          "or another run_name")
     if args.resume and not (run.checkpoint / "model.zip").is_file():
         raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
     if args.resume:
@@ -518,8 +529,11 @@ def main(argv: list[str] | None = None) -> int:
     callback = LeagueCallback(cfg, run, state, leash)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
-        model.learn(remaining, callback=callback, reset_num_timesteps=not args.resume, progress_bar=cfg.progress_bar,
-                    tb_log_name="ppo")
+        # our bar, not SB3's: it ends where the run ends (training/progress.py)
+        bar = [progress.TrainingBar(cfg.total_timesteps, cfg.time_budget_s, state["wall_time"])] \
+            if cfg.progress_bar else []
+        model.learn(remaining, callback=CallbackList([callback, *bar]), reset_num_timesteps=not args.resume,
+                    progress_bar=False, tb_log_name="ppo")
     else:
         callback.init_callback(model)
     callback.save()  # also when no step was left to learn (a finished run resumed)

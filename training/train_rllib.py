@@ -343,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = Path(cfg.out_dir) / cfg.run_name
     if not args.bench_sampling:
         if not args.resume and not args.overwrite and run_dir.exists() and any(run_dir.iterdir()):
-            print(f"{run_dir} exists: use --resume to continue it, or another run_name", file=sys.stderr)
+            print(f"{run_dir} exists: use --resume to continue it, --overwrite to start it again, or another "
+                  "run_name", file=sys.stderr)
             return 2
         if args.resume and not (ckpt_dir / "state.json").is_file():
             print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)

@@ -10,6 +10,8 @@ from typing import Any
 
 from dragonstones_env import games
 from dragonstones_env.bounds import flag
+from dragonstones_env.extras import missing_message
+from dragonstones_env.games import load_plugins
 from dragonstones_env.policies import PolicyError
 
 from .factories import FORM, parse_factories
@@ -90,8 +92,13 @@ def deck_options(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m dragonstones_env.evaluation") -> int:
+    load_plugins()  # games of other distributions join --game's choices (docs/adding-a-game.md)
     parser = build_parser(prog)
     args = parser.parse_args(argv)
+    message = missing_message("eval", prog)  # before any game: no journal left behind (issue 48)
+    if message:
+        print(message, file=sys.stderr)
+        return 2
     progress = not args.no_progress and sys.stderr.isatty()
     if args.panel is not None:
         return panel_main(parser, args, progress)

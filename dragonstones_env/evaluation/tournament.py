@@ -13,6 +13,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env.core import same_game
+from dragonstones_env.games import game_id
 from dragonstones_env.play.arena import GameResult, play_game, wilson_interval
 from dragonstones_env.policies import load_policy
 
@@ -131,7 +132,7 @@ def preload(specs: Sequence[str], game: str, deterministic: bool,
     preloaded = {spec: _load(spec, deterministic, factories) for spec in dict.fromkeys(specs)}
     for spec, policy in preloaded.items():
         if policy.game is not None and not same_game(policy.game, game):  # None: a policy of any game
-            raise EvaluationError(f"policy {spec!r} plays {policy.game}, not {game}")
+            raise EvaluationError(f"policy {spec!r} plays {game_id(policy.game)}, not {game_id(game)}")
     return preloaded
 
 

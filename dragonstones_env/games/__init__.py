@@ -12,7 +12,18 @@ by calling :func:`register` with its spec; ``docs/adding-a-game.md`` walks throu
 range(2, 5)
 """
 
-from dragonstones_env.registry import GameSpec, UnknownGameError, all, get, ids, register, unregister
+from dragonstones_env.registry import (
+    PLUGIN_GROUP,
+    GameSpec,
+    UnknownGameError,
+    all,
+    game_id,
+    get,
+    ids,
+    load_plugins,
+    register,
+    unregister,
+)
 
 # The built-in games register themselves when imported (each package's last lines). Fist first:
 # games.all() is in registration order, and Fist of Dragonstones is the default game.
@@ -21,4 +32,5 @@ from . import fist
 from . import drachenschatten
 # isort: on
 
-__all__ = ["GameSpec", "UnknownGameError", "all", "drachenschatten", "fist", "get", "ids", "register", "unregister"]
+__all__ = ["PLUGIN_GROUP", "GameSpec", "UnknownGameError", "all", "drachenschatten", "fist", "game_id", "get", "ids",
+           "load_plugins", "register", "unregister"]

@@ -73,8 +73,10 @@ def play_game(make_env: Callable[[], Any], policies: Sequence[Any], names: Seque
     return GameResult(seed, tuple(names), rewards, winners, truncated, steps, extra)
 
 
-def copies_match(make_env: Callable[[], Any], copies: Sequence[Any], games: int, seed: int = 0) -> dict[str, Any]:
-    """A table of ``copies`` (one policy instance a seat, the same weights) for ``games`` games.
+def copies_match(make_env: Callable[[], Any], copies: Sequence[Any], games: int, seed: int = 0,
+                 on_game: Callable[[], None] | None = None) -> dict[str, Any]:
+    """A table of ``copies`` (one policy instance a seat, the same weights) for ``games`` games
+    (``on_game`` is called after each: a progress bar).
 
     The table a learner never faces alone: copies can stall where no bot would (DrachenSchatten's
     two keys restore each other for ever, D4), so the count of games cut off at the step limit is
@@ -85,6 +87,8 @@ def copies_match(make_env: Callable[[], Any], copies: Sequence[Any], games: int,
         result = play_game(make_env, copies, ["copy"] * len(copies), seed + g)
         truncated += result.truncated
         steps += result.steps
+        if on_game is not None:
+            on_game()
     return {"players": len(copies), "games": games, "truncated": truncated, "mean_steps": steps / max(games, 1)}
 
 
@@ -113,8 +117,10 @@ def seat_rotated_match(
     opponents: Sequence[Any],
     games: int,
     seed: int = 0,
+    on_game: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """``hero`` against ``opponents`` (one per other seat), the hero's seat rotating each game.
+    """``hero`` against ``opponents`` (one per other seat), the hero's seat rotating each game
+    (``on_game`` is called after each: a progress bar).
 
     Returns the hero's wins, games, win rate and its 95% interval.
     """
@@ -131,5 +137,7 @@ def seat_rotated_match(
         if seat in result.winners:
             wins += 1.0 / len(result.winners)
         truncated += result.truncated
+        if on_game is not None:
+            on_game()
     low, high = wilson_interval(wins, games)
     return {"wins": wins, "games": games, "rate": wins / games, "ci95": (low, high), "truncated": truncated}

@@ -179,7 +179,8 @@ class SingleAgentEnv(gym.Env):
         """A policy (or sampler) that says which game it plays must play this one."""
         if isinstance(policy, OpponentSampler):
             if policy.game is not None and not same_game(policy.game, self.game_name):
-                raise ValueError(f"{what} plays {policy.game}, not {self.game_name}: seat a policy of this game")
+                raise ValueError(f"{what} plays {games.game_id(policy.game)}, not {games.game_id(self.game_name)}: "
+                                 "seat a policy of this game")
         else:
             check_game(policy, self.game_name, what)
 

@@ -5,12 +5,17 @@ seat sees, from its observation, then your decision. A bid is typed as tokens su
 (3 fairy gold, 1 common gold, the black coin, the amulet; ``2s a`` for a tie-break: 2 silver and
 the amulet; an empty line bids nothing); any other decision is a number from the list. Works over
 SSH and with piped input (``printf '2f\\n1\\n' | dragonstones play``); ``q`` or the end of the input quits.
+``--record game.json`` saves the finished game as the browser table's Save record does, the file
+``dragonstones replay game.json --gif game.gif`` draws (a quit game saves none: its record holds
+the seed, which tells every hidden card).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from pathlib import Path
 from typing import IO, Any
 
 from rich.console import Console
@@ -88,10 +93,20 @@ def _choose(console: Console, state: dict[str, Any], read: Any) -> int | None:
 
 
 def play(game: str = "dragonstones", players: int | None = None, opponents: list[str] | None = None, seat: int = 0,
-         seed: int | None = None, stdin: IO[str] | None = None, console: Console | None = None) -> int:
-    """Play one game in the terminal; returns an exit code (0 played to the end, 1 quit, 2 refused)."""
+         seed: int | None = None, stdin: IO[str] | None = None, console: Console | None = None,
+         record: str | Path | None = None) -> int:
+    """Play one game in the terminal; returns an exit code (0 played to the end, 1 quit, 2 refused).
+    With ``record``, the finished game's record is saved there."""
     console = console or Console()
     stdin = stdin or sys.stdin
+    if record is not None and not Path(record).resolve().parent.is_dir():
+        console.print(f"[red]--record {record}: the folder {Path(record).resolve().parent} does not exist[/red]")
+        return 2
+
+    def save() -> None:
+        if record is not None:
+            Path(record).write_text(json.dumps(table.saved()))
+            console.print(f"record saved to {record} (dragonstones replay {record} --gif game.gif)")
 
     def read(prompt: str) -> str | None:
         console.print(prompt, end="")
@@ -126,10 +141,11 @@ def play(game: str = "dragonstones", players: int | None = None, opponents: list
         _show(console, state, mod)
         if state["result"] is not None:
             console.print(f"[bold]Game over: {state['result']['text']}[/bold]")
+            save()
             return 0
         action = _choose(console, state, read)
         if action is None:
-            console.print("quit")
+            console.print("quit" + ("; no record saved (a game's record is saved once it is over)" if record else ""))
             return 1
         try:
             table.act(seat, {"action": action})

@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dragonstones_env.core import same_game
+from dragonstones_env.registry import game_id
 
 
 class PolicyError(ValueError):
@@ -176,7 +177,8 @@ def as_policy(obj: Any) -> Policy:
 def check_game(policy: Policy, game: str, what: str = "the policy") -> None:
     """A policy that says which game it plays must play ``game`` (a registry id or PettingZoo name)."""
     if policy.game is not None and not same_game(policy.game, game):
-        raise PolicyError(f"{what} ({policy!r}) plays {policy.game}, not {game}: seat a policy of this game")
+        raise PolicyError(f"{what} ({policy!r}) plays {game_id(policy.game)}, not {game_id(game)}: seat a policy "
+                          "of this game")
 
 
 def seat(policy: Any, table: Table) -> Policy:

@@ -251,7 +251,8 @@ class CheckpointPolicy(Policy):
         """
         npz = path / POLICY_FILE
         if not npz.is_file():
-            extra = f" ({MODEL_FILE} is never loaded to play: it can run code; see README)" \
+            extra = (f" ({MODEL_FILE} is never loaded to play: it can run code; "
+                     "see docs/training.md, Loading checkpoints from others)") \
                 if (path / MODEL_FILE).exists() else ""
             raise PolicyError(f"policy {spec!r}: {path} has no {POLICY_FILE} (missing){extra}")
         obs_size, num_actions = game_spaces(card.get("env", "dragonstones_v0"))

@@ -18,7 +18,7 @@ from .cards import CHARACTER_INDEX, COLOURS, MERCHANT_COINS, SPECIAL_DECK
 STOCK = {"fairy": 60, "silver": 40, "common": 15, "amulets": 2, "stones": 12}
 START = {"fairy": 8, "common": 2, "silver": 5, "stones": 4}  # F3
 WIN_SCORE = 3  # F17
-DEFAULT_MAX_TURNS = 40  # F18; see README for the game-length figures behind it
+DEFAULT_MAX_TURNS = 40  # F18; `python -m tools.random_games` prints the game lengths behind it
 MIN_PLAYERS, MAX_PLAYERS = 3, 6  # F1
 
 

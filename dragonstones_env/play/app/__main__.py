@@ -1,9 +1,11 @@
 """``python -m dragonstones_env.play.app [--host 127.0.0.1] [--port 8000] ...``: the same as ``dragonstones serve``."""
 
 import argparse
+import sys
+
+from dragonstones_env.extras import missing_message
 
 from .options import add_serve_arguments, serve_options
-from .server import serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,4 +16,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 if __name__ == "__main__":
     args = build_parser().parse_args()
-    serve(args.host, args.port, **serve_options(args))
+    message = missing_message("app", "python -m dragonstones_env.play.app")
+    if message:  # on the core install: which extra, in one line, before the server module imports Starlette
+        print(message, file=sys.stderr)
+        raise SystemExit(2)
+    from .server import serve
+
+    raise SystemExit(serve(args.host, args.port, **serve_options(args)))

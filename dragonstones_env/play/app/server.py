@@ -36,7 +36,10 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
+import signal
+import socket
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -418,27 +421,72 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-    """Run the app under uvicorn (127.0.0.1 unless told otherwise) and print the URL to open.
+def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
+    """Run the app under uvicorn (127.0.0.1 unless told otherwise) and print the URL to open; returns
+    an exit code (2 when a folder is missing or the address cannot be bound, with the reason printed).
 
     ``options`` are :class:`Settings` fields: ``store`` (the tables' SQLite file), ``decks``,
     ``policies`` (folders), ``hosts`` (names the server answers to besides IP addresses and localhost).
     """
     import uvicorn
 
+    for name in ("decks", "policies"):  # a mistyped folder would otherwise serve an empty list
+        folder = options.get(name)
+        if folder is not None and not Path(folder).is_dir():
+            print(f"dragonstones serve: error: --{name} {folder}: no such folder", file=sys.stderr)
+            return 2
     if host not in ("0.0.0.0", "::", "") and not _is_ip(host):
         options["hosts"] = (*options.get("hosts", ()), host)
+    # Bind before announcing: a port in use is said at once, not after "open http://...".
+    try:
+        sock = _bind(host, port)
+    except OSError as err:
+        print(f"dragonstones serve: error: cannot listen on {host}:{port}: {err.strerror or err}", file=sys.stderr)
+        return 2
     # The bots decide one observation at a time in two threads: numpy's OpenBLAS threads would only
     # spin on the cores those need (dragonstones_env.evaluation.tournament.play_tasks' docstring).
     threadpool_limits(1, user_api="blas")
-    app = create_app(Settings(**options))
-    tables = app.state.tables
-    print(f"Dragonstones table: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ "
-          "(Ctrl-C stops)", flush=True)
-    print(f"tables kept in {tables.path} ({len(tables.resumed)} unfinished resumed"
-          + (f", {len(tables.refused)} refused: {json.dumps(tables.refused)[:300]}" if tables.refused else "")
-          + ")", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Without --store the tables live in a temporary folder (the SQLite file and its WAL files),
+    # removed when the server stops.
+    with sock, tempfile.TemporaryDirectory(prefix="dragonstones-tables-") as scratch:
+        if options.get("store") is None:
+            options["store"] = Path(scratch) / "tables.sqlite"
+        app = create_app(Settings(**options))
+        tables = app.state.tables
+        # uvicorn stops on SIGTERM as on Ctrl-C, then raises the signal again: exit through the
+        # finally clauses (the temporary folder's removal) instead of the default handler's kill.
+        previous = signal.signal(signal.SIGTERM, _exit_on_signal)
+        try:
+            print(f"Dragonstones table: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ "
+                  "(Ctrl-C stops)", flush=True)
+            print(f"tables kept in {tables.path} ({len(tables.resumed)} unfinished resumed"
+                  + (f", {len(tables.refused)} refused: {json.dumps(tables.refused)[:300]}" if tables.refused else "")
+                  + ")" + (" until the server stops (--store FILE keeps them)" if tables.path.parent == Path(scratch)
+                           else ""), flush=True)
+            uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            tables.close()
+    return 0
+
+
+def _exit_on_signal(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (IPv6 for an address with a colon), as uvicorn binds one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
 
 
 def _is_ip(text: str) -> bool:
