@@ -52,7 +52,7 @@ from dragonstones_env.bounds import FILE_BYTES
 
 from . import games
 from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
-from .store import Replays, Table, Tables
+from .store import Replays, StoreError, Table, Tables
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = min(4_000_000, FILE_BYTES["record"])  # bytes of a replay's body: a long record is about 150 kB
@@ -395,12 +395,17 @@ def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
     # The bots decide one observation at a time in two threads: numpy's OpenBLAS threads would only
     # spin on the cores those need (dragonstones_env.evaluation.tournament.play_tasks' docstring).
     threadpool_limits(1, user_api="blas")
-    app = create_app(Settings(**options))
+    try:
+        app = create_app(Settings(**options))
+    except StoreError as err:  # a store readable by others, or not a store: said plainly, no traceback
+        print(f"dragonstones serve: {err}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
     tables = app.state.tables
     print(f"Dragonstones table: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ "
           "(Ctrl-C stops)", flush=True)
     print(f"tables kept in {tables.path} ({len(tables.resumed)} unfinished resumed"
           + (f", {len(tables.refused)} refused: {json.dumps(tables.refused)[:300]}" if tables.refused else "")
+          + (f", {len(tables.set_aside)} set aside" if tables.set_aside else "")
           + ")", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

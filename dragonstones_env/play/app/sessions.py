@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.bounds import BOUNDS
+from dragonstones_env.bounds import BOUNDS, read_text_limited
 from dragonstones_env.core import ReplayError
 from dragonstones_env.policies import PolicyError, available, decide, load_policy
 from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
@@ -264,7 +264,7 @@ class Sources:
 
         def load() -> Any:
             try:
-                return parse(path.read_text(encoding="utf-8"), DECK_SUFFIXES[path.suffix.lower()], f"deck {name!r}")
+                return parse(read_deck(path), DECK_SUFFIXES[path.suffix.lower()], f"deck {name!r}")
             except (OSError, ValueError) as err:  # UnicodeDecodeError and the game's own errors included
                 _log_server(f"the deck {path.name!r} of the deck folder is refused: {err}")
                 return None
@@ -276,6 +276,12 @@ class Sources:
 
 
 LOCAL = Sources(local=True)
+
+
+def read_deck(path: Path) -> str:
+    """A deck file of the deck folder, read up to the bounds table's deck limit (FILE_BYTES["deck"]:
+    a larger file, or ``/dev/zero`` linked in, is refused unread past it; issue #49)."""
+    return read_text_limited(path, "deck", "deck")
 
 
 def env_options(mod: ModuleType, body: dict[str, Any], sources: Sources) -> dict[str, Any]:
@@ -421,6 +427,7 @@ class LiveGame:
         except (ReplayError, ValueError, TypeError, KeyError) as err:
             raise AppError(422, f"the stored record does not replay: {err}") from None
         start = record[0]
+        setup = check_setup(setup, start.get("num_players"))
         self.seats, self.names = list(setup["seats"]), list(setup["names"])
         self.seeded, self.pace_ms = bool(setup["seeded"]), int(setup["pace_ms"])
         seed = start["seed"]
@@ -585,6 +592,36 @@ class LiveGame:
             raise AppError(409, "the record is available once the game is over (it holds the seed, "
                                 "which tells every hidden card)")
         return {"game": self.mod.GAME_ID, "seats": self.seats, "names": self.names, "record": self.env.game.record}
+
+
+_SETUP_KEYS = ("game", "seats", "names", "seeded", "pace_ms")
+
+
+def check_setup(setup: Any, players: Any = None) -> dict[str, Any]:
+    """A stored table's setup (:meth:`LiveGame.setup`) checked as a request's fields are (issue #49: a
+    stored row is input too): its game, seats ('human' or a policy name; ``players`` of them when
+    the record's table size is known), names, pace and seeded flag; a 422 naming what is wrong."""
+    if not isinstance(setup, dict):
+        raise AppError(422, f"a stored setup is a JSON object, got {type(setup).__name__}")
+    missing = [k for k in _SETUP_KEYS if k not in setup]
+    if missing:
+        raise AppError(422, f"the stored setup lacks {missing}")
+    try:
+        mod = adapter(setup["game"])
+        seats = setup["seats"]
+        if not isinstance(seats, list) or not mod.MIN_PLAYERS <= len(seats) <= mod.MAX_PLAYERS or not all(
+                isinstance(s, str) and s and len(s) <= MAX_SPEC for s in seats):
+            raise AppError(400, f"seats must be a list of {mod.MIN_PLAYERS} to {mod.MAX_PLAYERS} seats ('human' or "
+                                f"a policy name), got {str(seats)[:200]!r}")
+        if players is not None and len(seats) != players:
+            raise AppError(400, f"the setup has {len(seats)} seats, its record {str(players)[:10]} players")
+        names = _names({"names": setup["names"]}, len(seats))
+        pace = check_int(setup["pace_ms"], "pace_ms", 0, MAX_PACE_MS)
+        if not isinstance(setup["seeded"], bool):
+            raise AppError(400, f"seeded must be true or false, got {str(setup['seeded'])[:20]!r}")
+    except AppError as err:
+        raise AppError(422, f"the stored setup is refused: {err.message}") from None
+    return {**setup, "game": mod.GAME_ID, "seats": list(seats), "names": names, "pace_ms": pace}
 
 
 def _think(policy: Any, env: Any, moves: int) -> tuple[int, int]:

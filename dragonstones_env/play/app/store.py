@@ -30,6 +30,8 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
+import sys
 import tempfile
 import threading
 import time
@@ -39,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .sessions import AppError, LiveGame, Replay, Sources
+from .sessions import AppError, LiveGame, Replay, Sources, check_setup
 
 MAX_TABLES = 1000  # stored
 MAX_LOADED = 128  # in memory
@@ -59,6 +61,15 @@ CREATE TABLE IF NOT EXISTS tables (
     over INTEGER NOT NULL,
     humans INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS set_aside (
+    id TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    setup TEXT,
+    creator TEXT,
+    tokens TEXT,
+    created REAL,
+    touched REAL
+);
 CREATE TABLE IF NOT EXISTS events (
     id TEXT NOT NULL,
     n INTEGER NOT NULL,
@@ -68,8 +79,113 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 
+class StoreError(ValueError):
+    """A store file the server cannot use (not SQLite, not a store of tables, readable by others):
+    the message names the file and what to do."""
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+# ---------------------------------------------------------------------------- the file (issue #49)
+_COLUMNS = {"tables": {"id", "setup", "creator", "tokens", "created", "touched", "over", "humans"},
+            "events": {"id", "n", "event"}}
+
+
+def open_store(path: Path) -> sqlite3.Connection:
+    """The SQLite connection of a store file, created 0600 with its ``-wal`` and ``-shm`` (they hold
+    the live seeds and sealed bids); a :class:`StoreError` for an existing file readable by group or
+    others (refused, not fixed: who could read it may have read it), one that is not SQLite, or a
+    SQLite file whose tables are not a store's."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            raise StoreError(f"the store {path} is readable by group or others (mode {mode:04o}); it holds "
+                             f"every unfinished table's seed and sealed bids: chmod 600 {path}, or give another "
+                             "--store") from None
+    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):  # left by a crash: made private too
+        if side.exists():
+            side.chmod(0o600)
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    try:
+        # WAL and synchronous=NORMAL: a commit appends to the log without waiting for the disk; a
+        # crash of the server loses nothing committed (a power cut may lose the last commits).
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        for table, columns in _COLUMNS.items():
+            found = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if found and found != columns:
+                raise StoreError(f"{path} is a SQLite file but not a store of dragonstones tables (its table "
+                                 f"{table!r} has the columns {sorted(found)}); give another --store")
+        db.executescript(_SCHEMA)
+    except sqlite3.DatabaseError as err:
+        db.close()
+        raise StoreError(f"{path} is not a SQLite database ({err}); give another --store") from None
+    except StoreError:
+        db.close()
+        raise
+    # SQLite gives the -wal and -shm the main file's mode: 0600, whatever the umask
+    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if side.exists() and stat.S_IMODE(side.stat().st_mode) & 0o077:
+            side.chmod(0o600)
+    return db
+
+
+class RowError(ValueError):
+    """A malformed stored row (its setup, tokens or events): set aside, never played."""
+
+
+def _json_row(text: Any, what: str) -> Any:
+    if not isinstance(text, str):
+        raise RowError(f"its {what} is not JSON text")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as err:  # RecursionError: nested too deep (json's own guard)
+        raise RowError(f"its {what} is not JSON: {str(err)[:100]}") from None
+
+
+def check_setup_text(text: Any) -> dict[str, Any]:
+    """A stored setup, checked as a request's is (:func:`check_setup`: its game, seats, names, pace)."""
+    setup = _json_row(text, "setup")
+    try:
+        return check_setup(setup)
+    except AppError as err:
+        raise RowError(f"its setup is refused: {err.message}") from None
+
+
+def check_row(setup: Any, creator: Any, tokens: Any, touched: Any) -> tuple[dict, str, dict[int, str], float]:
+    """A stored table's row, checked: its setup (as a request's), the creator's and seats' token hashes
+    (64 hex digits each, one per human seat), its time; else a :class:`RowError` saying what is wrong."""
+    checked = check_setup_text(setup)
+    digests = _json_row(tokens, "tokens")
+    hexes = set("0123456789abcdef")
+    humans = {i for i, s in enumerate(checked["seats"]) if s == "human"}
+    if (not isinstance(digests, dict) or not all(isinstance(h, str) and len(h) == 64 and set(h) <= hexes
+                                                  for h in digests.values())
+            or {k for k in digests} != {str(i) for i in humans}):
+        raise RowError(f"its tokens are not one SHA-256 hash per human seat {sorted(humans)}")
+    if not (isinstance(creator, str) and len(creator) == 64 and set(creator) <= hexes):
+        raise RowError("its creator's token is not a SHA-256 hash")
+    if isinstance(touched, bool) or not isinstance(touched, (int, float)):
+        raise RowError("its time is not a number")
+    return checked, creator, {int(s): h for s, h in digests.items()}, float(touched)
+
+
+def read_events(rows: list[tuple]) -> list[dict]:
+    """A stored record's events, each a JSON object."""
+    record = []
+    for n, (text,) in enumerate(rows):
+        event = _json_row(text, f"event {n}")
+        if not isinstance(event, dict):
+            raise RowError(f"its event {n} is not a JSON object")
+        record.append(event)
+    if not record:
+        raise RowError("it has no events")
+    return record
 
 
 @dataclass
@@ -116,17 +232,14 @@ class Tables:
         self.sources, self.clock = sources, clock
         self.max_tables, self.max_loaded = max_tables, max_loaded
         self.idle_seconds, self.human_idle_seconds = idle_seconds, human_idle_seconds
-        self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        # WAL and synchronous=NORMAL: a commit appends to the log without waiting for the disk; a
-        # crash of the server loses nothing committed (a power cut may lose the last commits).
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
+        self.db = open_store(self.path)
         self._db_lock = threading.Lock()
         self._lock = threading.Lock()
         self.items: OrderedDict[str, Table] = OrderedDict()  # loaded, least recently used first
         self.resumed: list[str] = []
         self.refused: dict[str, str] = {}
+        self.set_aside: dict[str, str] = {}  # id -> why (malformed rows, moved to the set_aside table)
+        self._set_aside_malformed()
         self._expire()
         rows = self._query("SELECT id FROM tables WHERE over = 0 ORDER BY touched DESC LIMIT ?", (self.max_loaded,))
         for (key,) in rows:
@@ -157,15 +270,28 @@ class Tables:
             self.db.execute("COMMIT")
 
     def _load(self, key: str) -> Table:
-        """A stored table made again from its record (the engine's verified replay)."""
+        """A stored table made again from its record (the engine's verified replay); a malformed row
+        is set aside (:meth:`_set_aside`) and answered as unknown."""
         rows = self._query("SELECT setup, creator, tokens, touched FROM tables WHERE id = ?", (key,))
         if not rows:
+            aside = self._query("SELECT reason FROM set_aside WHERE id = ?", (key,))
+            if aside:
+                raise AppError(422, f"the table {key[:40]!r} was set aside, out of play: {aside[0][0]}")
             raise AppError(404, f"unknown game id {key[:40]!r}")
-        setup, creator, tokens, touched = rows[0]
-        record = [json.loads(e) for (e,) in self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,))]
-        game = LiveGame.resume(json.loads(setup), record, self.sources, background=True)
-        table = Table(key, game, creator, {int(s): h for s, h in json.loads(tokens).items()}, touched,
-                      saved=len(record), saved_touch=touched)
+        try:
+            setup, creator, tokens, touched = check_row(*rows[0])
+            record = read_events(self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,)))
+            game = LiveGame.resume(setup, record, self.sources, background=True)
+        except (RowError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as err:
+            # what the engine's replay raises on a malformed event it does not name itself
+            reason = str(err) if isinstance(err, RowError) else f"{type(err).__name__}: {err}"
+            self._set_aside(key, reason)
+            raise AppError(422, f"the table {key[:40]!r} was set aside, out of play: {reason[:300]}") from None
+        except AppError as err:
+            if err.status == 422:  # a record that does not replay; a policy that no longer loads is kept
+                self._set_aside(key, err.message)
+            raise
+        table = Table(key, game, creator, tokens, touched, saved=len(record), saved_touch=touched)
         with self._lock:
             if key in self.items:  # another request loaded it meanwhile: one table, one lock
                 return self.items[key]
@@ -268,7 +394,11 @@ class Tables:
         rows = self._query("SELECT id, setup, over FROM tables ORDER BY created DESC LIMIT 200")
         out = []
         for key, setup, over in rows:
-            s = json.loads(setup)
+            try:
+                s = check_setup_text(setup)
+            except RowError as err:  # stored since the start (another process wrote it): set aside
+                self._set_aside(key, str(err))
+                continue
             table = self.items.get(key)
             out.append({"id": key, "game": s["game"], "seats": s["seats"], "names": s["names"], "over": bool(over),
                         "moves": None if table is None else table.game.moves})
@@ -277,6 +407,29 @@ class Tables:
     def close(self) -> None:
         with self._db_lock:
             self.db.close()
+
+    # ---------------------------------------------------------------- malformed rows (issue #49)
+    def _set_aside_malformed(self) -> None:
+        """Set aside every row whose setup or tokens are malformed (checked as a request is); the
+        events of the tables resumed are checked as they load."""
+        for row in self._query("SELECT id, setup, creator, tokens, touched FROM tables"):
+            try:
+                check_row(*row[1:])
+            except RowError as err:
+                self._set_aside(row[0], str(err))
+
+    def _set_aside(self, key: str, reason: str) -> None:
+        """Move a malformed row out of play into the ``set_aside`` table (its events stay, for the
+        operator to look at), and say so in the server's log: one bad row never stops a start."""
+        reason = reason[:500]
+        self._write([("INSERT OR REPLACE INTO set_aside SELECT id, ?, setup, creator, tokens, created, touched "
+                      "FROM tables WHERE id = ?", (reason, key)),
+                     ("DELETE FROM tables WHERE id = ?", (key,))])
+        with self._lock:
+            self.items.pop(key, None)
+        self.set_aside[key] = reason
+        print(f"dragonstones serve: table {key[:40]!r} of {self.path} set aside (kept in its set_aside table, out "
+              f"of play): {reason}", file=sys.stderr, flush=True)
 
 
 class Replays:
