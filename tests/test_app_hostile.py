@@ -155,19 +155,22 @@ def _long_record(steps: int) -> list[dict]:
 
 
 def test_a_replay_step_back_replays_at_most_a_keyframe_interval(monkeypatch):
-    replay = Replay(_long_record(3000))
-    assert replay.steps > 1000
+    monkeypatch.setattr(sessions, "KEYFRAME_EVERY", 32)  # a 300-step record stands for a 32k-step one
+    record = _long_record(3000)
+    replay = Replay(record)
+    assert replay.steps > 200
     replay.env_at(replay.steps)
     stepped = []
     real = type(replay._env).step
     monkeypatch.setattr(type(replay._env), "step", lambda self, a: stepped.append(a) or real(self, a))
-    for target in (replay.steps - 1, replay.steps // 2, 3):
+    for target in (replay.steps - 1, replay.steps // 2 + 5, replay.steps // 2 + 9, 3):
         stepped.clear()
-        replay.env_at(target)
-        assert len(stepped) <= sessions.KEYFRAME_EVERY, (target, len(stepped))  # before: `target` steps
-        fresh = Replay(_long_record(3000)).env_at(target)
-        assert fresh.game.record == replay._env.game.record
-    assert len(replay._keyframes) <= sessions.MAX_KEYFRAMES
+        state = replay.state(target, 0)
+        assert len(stepped) <= 32, (target, len(stepped))  # before: `target` steps from the start
+        fresh = Replay(record)
+        assert fresh.state(target, 0) == state
+        assert fresh.env_at(target).game.record == replay._env.game.record
+    assert 0 < len(replay._keyframes) <= sessions.MAX_KEYFRAMES
 
 
 # ------------------------------------------------------------------ 9. the GIF is streamed

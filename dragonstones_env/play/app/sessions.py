@@ -47,6 +47,8 @@ MAX_RECORD_EVENTS = 50_000  # a long Fist game has about 1,500 events
 MAX_PACE_MS = int(BOUNDS["pace_ms"].high)  # the bounds table's (dragonstones_env/bounds.py)
 MAX_SPEC = 100  # characters of a seat's policy name
 MAX_NAME = 24  # characters of a player's name
+KEYFRAME_EVERY = 256  # a replay keeps its env every this many steps (or more: at most MAX_KEYFRAMES)
+MAX_KEYFRAMES = 64  # envs a replay keeps: a step back replays at most steps / 64 steps
 REGENERATE_SECONDS = 5.0  # the longest a game of an evaluation may take to play again
 _NAME = re.compile(r"^[\w][\w .'-]*$")  # a player's name: letters, digits, spaces, . ' - _
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a policy or deck of a configured folder
@@ -740,6 +742,7 @@ class Replay:
         self.cut.append(len(self.record))
         self.steps = len(self.inputs)
         self._env, self._at = probe, 0
+        self._start_keyframes()
         # A seat played by a policy this server does not have: its decisions replay, its insight cannot.
         self.insight_unavailable = [i for i, s in enumerate(self.seats)
                                     if s not in ("?", HUMAN, "") and not sources.knows_policy(self.mod, s)]
@@ -750,13 +753,38 @@ class Replay:
                 "insight_unavailable": self.insight_unavailable}
 
     def env_at(self, step: int) -> Any:
-        """The env after ``step`` decisions (stepped forward from the nearest earlier state)."""
+        """The env after ``step`` decisions (stepped forward from the nearest earlier state: the
+        current one, or the last keyframe at or before ``step``)."""
         if step < self._at:
-            self._env, self._at = self.mod.env_for_record(self.record[0]), 0
+            self._env, self._at = self._from_keyframe(step)
         while self._at < step:
             self._env.step(self.inputs[self._at][1])
             self._at += 1
+            self._keep_keyframe()
         return self._env
+
+    # ---------------------------------------------------------------- keyframes (issue #49)
+    def _start_keyframes(self) -> None:
+        """A step back costs at most ``self._every`` steps (before: every step from the start, 0.45 s
+        in a 32k-step record): the env is kept every ``_every`` steps, at most :data:`MAX_KEYFRAMES`
+        copies, each without its record (the record's prefix is this replay's own, shared)."""
+        self._every = max(KEYFRAME_EVERY, -(-self.steps // MAX_KEYFRAMES))
+        self._keyframes: dict[int, Any] = {}
+
+    def _keep_keyframe(self) -> None:
+        if self._at % self._every or self._at in self._keyframes:
+            return
+        record = self._env.game.record
+        self._keyframes[self._at] = (copy.deepcopy(self._env, {id(record): []}), len(record))
+
+    def _from_keyframe(self, step: int) -> tuple[Any, int]:
+        at = max((k for k in self._keyframes if k <= step), default=0)
+        if at == 0:
+            return self.mod.env_for_record(self.record[0]), 0
+        kept, length = self._keyframes[at]
+        env = copy.deepcopy(kept)
+        env.game.record = self.record[:length]  # the engine's events are the record's (checked on upload)
+        return env, at
 
     def _insight(self, env: Any, spec: str | None) -> dict[str, Any] | None:
         if env.game.decision is None:
