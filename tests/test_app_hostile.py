@@ -9,7 +9,10 @@ import os
 import random
 import sqlite3
 import stat
+import threading
+import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import pytest
@@ -201,3 +204,159 @@ def test_9_a_long_gif_is_written_frame_by_frame(tmp_path):
         im.seek(im.n_frames - 1)
         assert im.info["duration"] == 3000
         im.convert("RGB")  # every frame decodes
+
+
+# ------------------------------------------------------------------ 1. one client cannot fill the server
+class Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+HUMANS = {"game": "dragonstones", "players": 3, "seats": ["human"] * 3}
+MIXED = {"game": "dragonstones", "players": 3, "seats": ["human", "random", "random"]}
+
+
+def _app(tmp_path: Path, tables: dict | None = None, **limits):
+    from dragonstones_env.play.app.server import create_app
+
+    return create_app(store=tmp_path / "tables.sqlite", hosts=("testserver",), tables=tables or {}, limits=limits)
+
+
+def _as(app, address: str):
+    with warnings.catch_warnings():  # starlette's note about httpx, as in tests/test_app_server.py
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        return TestClient(app, client=(address, 40000))
+
+
+def test_1_one_client_cannot_fill_the_server(tmp_path):
+    clock, rate_clock = Clock(), Clock()
+    app = _app(tmp_path, {"clock": clock, "max_tables": 40}, tables_per_client=5, client_per_minute=8,
+               server_per_minute=30, clock=rate_clock)
+    a, b, c = (_as(app, f"10.0.0.{k}") for k in (1, 2, 3))
+    kept = a.post("/api/games", json=MIXED).json()
+    made = [a.post("/api/games", json=HUMANS) for _ in range(4)]
+    assert all(r.status_code == 201 for r in made)
+    r = a.post("/api/games", json=HUMANS)  # before: 201, up to the server's 1,000 tables
+    assert r.status_code == 429 and "holds 5 unfinished tables, at most 5" in r.json()["error"]
+    assert b.post("/api/games", json=HUMANS).status_code == 201  # another client is not held up
+    # the rate: a table deleted at once still counts against its client's minute
+    for _ in range(8):
+        made_c = c.post("/api/games", json=HUMANS).json()
+        assert c.delete(f"/api/games/{made_c['id']}", headers={"Authorization": f"Bearer {made_c['creator']}",
+                                                            "Content-Type": "application/json"}).status_code == 200
+    r = c.post("/api/games", json=HUMANS)
+    assert r.status_code == 429 and "8 tables a minute" in r.json()["error"]
+    rate_clock.now += 60
+    assert c.post("/api/games", json=HUMANS).status_code == 201
+    # all-human tables nobody asks about expire after an hour, not a week; a table with bots stays
+    clock.now += 3600 + 1
+    assert b.post("/api/games", json=MIXED).status_code == 201  # a new table sweeps the store
+    for r in made:
+        assert a.get(f"/api/games/{r.json()['id']}").status_code == 404
+    assert a.get(f"/api/games/{kept['id']}").status_code == 200
+    assert a.post("/api/games", json=HUMANS).status_code == 201  # its count dropped with them
+
+
+def test_1_limits_are_in_the_bounds_table(tmp_path):
+    with pytest.raises(ValueError, match=r"app.tables_per_client: must be an integer in \[1, 200\]"):
+        _app(tmp_path, tables_per_client=0)
+    with pytest.raises(ValueError, match="all_human_idle_seconds"):
+        _app(tmp_path, {"all_human_idle_seconds": 10**9})
+
+
+# ------------------------------------------------------------------ 2. search seats scheduled fairly
+SEARCH = "ismcts:simulations=10"  # offered by a server (sessions.MENU_SPECS)
+
+
+def test_2_a_human_tables_search_goes_before_every_queued_bot_search(tmp_path, monkeypatch):
+    """Load case 1 (one client, many all-search tables) is refused past the client's search seats;
+    load case 2 (all-search tables from several clients) queues, and a human table's search starts
+    before every queued all-bot search (before: first come, first served, behind all of them)."""
+    import numpy as np
+
+    from tests.test_app_server import _bearer, _pick, _settled
+
+    release, entered = threading.Event(), []
+    real = sessions._think
+
+    def held(*args):
+        entered.append(args[2])
+        assert release.wait(60), "the test never released the held searches"
+        return real(*args)
+
+    monkeypatch.setattr(sessions, "_think", held)
+    app = _app(tmp_path, client_per_minute=100, server_per_minute=100)
+    bots = {"game": "dragonstones", "players": 3, "seats": [SEARCH] * 3}
+    with _as(app, "10.0.1.1") as one:
+        codes = [one.post("/api/games", json=bots).status_code for _ in range(20)]
+        assert codes == [201, 201] + [429] * 18  # 6 search seats a client (load case 1)
+        r = one.post("/api/games", json=bots)
+        assert "search seats" in r.json()["error"]
+        for k in range(2, 6):  # load case 2: more all-search tables, from other clients
+            assert _as(app, f"10.0.1.{k}").post("/api/games", json=bots).status_code == 201
+        scheduler = app.state.bots
+        assert len(scheduler.pending()) == 6 - 2  # two held in the bot threads, the rest queued
+        human = _as(app, "10.0.2.1")
+        made = human.post("/api/games", json={"game": "dragonstones", "players": 3,
+                                              "seats": ["human", SEARCH, "random"], "seed": 4}).json()
+        token = made["tokens"]["0"]
+        state = human.get(f"/api/games/{made['id']}", headers=_bearer(token)).json()
+        rng = np.random.default_rng(0)
+        while state["actor"] == 0:
+            state = human.post(f"/api/games/{made['id']}/actions", json={"action": _pick(state, rng)},
+                               headers=_bearer(token)).json()
+            if state["actor"] == 2:
+                state = human.get(f"/api/games/{made['id']}", headers=_bearer(token)).json()
+        assert state["thinking"] == 1
+        queue = scheduler.pending()
+        assert queue[0] == (made["id"], True) and all(not h for _, h in queue[1:]), queue
+        before = len(scheduler.started)
+        release.set()
+        _settled(human, made, token)
+        started = list(scheduler.started)
+        assert started[before] == (made["id"], True), started[before:before + 3]  # next, ahead of 8 bot searches
+
+
+def test_2_no_all_bot_search_starts_beside_a_human_one():
+    from dragonstones_env.play.app.limits import SearchScheduler
+
+    scheduler = SearchScheduler(workers=2)
+    go, ran = threading.Event(), []
+    try:
+        scheduler.submit("h", True, lambda: go.wait(30) and ran.append("h"))
+        scheduler.submit("b", False, lambda: ran.append("b"))
+        assert not go.wait(0.3) and ran == [] and scheduler.pending() == [("b", False)]  # the bot search waits
+        go.set()
+        for _ in range(300):
+            if len(ran) == 2:
+                break
+            time.sleep(0.01)
+        assert ran == ["h", "b"] and list(scheduler.started) == [("h", True), ("b", False)]
+    finally:
+        scheduler.shutdown()
+
+
+def test_2_an_unwatched_all_bot_table_pauses_its_searches(tmp_path):
+    clock = Clock()
+    app = _app(tmp_path, {"clock": clock})
+    with _as(app, "10.0.3.1") as c:
+        made = c.post("/api/games", json={"game": "drachenschatten", "players": 2, "seats": [SEARCH, SEARCH],
+                                          "seed": 3}).json()
+        clock.now += 61  # nobody has looked at it for a minute: the current search is its last
+        table = app.state.tables.get(made["id"])
+        clock.now += 61
+        table.touched = clock.now - 61
+        for _ in range(3000):
+            if table.game.thinking is None and not app.state.bots.pending():
+                break
+            time.sleep(0.01)
+        moves = table.game.moves
+        time.sleep(0.3)
+        assert table.game.thinking is None and table.game.moves == moves and not table.game.over
+        state = c.get(f"/api/games/{made['id']}").json()  # looked at again: it goes on
+        assert state["thinking"] is not None or state["moves"] > moves

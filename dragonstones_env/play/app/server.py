@@ -34,7 +34,6 @@ import ipaddress
 import json
 import sys
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -49,8 +48,10 @@ from starlette.staticfiles import StaticFiles
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import FILE_BYTES
+from dragonstones_env.policies.information import needs_game
 
 from . import games
+from .limits import WATCH_SECONDS, Admission, SearchScheduler
 from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
 from .store import Replays, StoreError, Table, Tables
 
@@ -72,6 +73,7 @@ class Settings:
     hosts: tuple[str, ...] = ()  # names the Host header may carry besides localhost and IP addresses
     regenerate_seconds: float = REGENERATE_SECONDS
     tables: dict[str, Any] = field(default_factory=dict)  # Tables' keyword options (limits, clock)
+    limits: dict[str, Any] = field(default_factory=dict)  # limits.Admission's keyword options (issue #49)
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -173,6 +175,17 @@ def _query_int(request: Request, name: str, default: int | None = None, low: int
     return value
 
 
+def client_of(request: Request) -> str:
+    """The client a request counts against (limits.Admission): its address; no forwarded header is
+    trusted (any client could write one)."""
+    return request.client.host if request.client else "unknown"
+
+
+def search_seats(game: LiveGame) -> int:
+    """The seats of ``game`` played by a search (``ismcts``: a policy that needs the game)."""
+    return sum(1 for p in game.policies if p is not None and needs_game(p))
+
+
 def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     """The app; ``options`` are :class:`Settings` fields (``create_app(store=path, hosts=("testserver",))``)."""
     settings = settings or Settings(**options)
@@ -187,19 +200,26 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     async def run(fn: Callable, *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
         return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
 
-    # Search bots' decisions (0.1 to 1 s each): two bot threads, one decision per job, so tables take
-    # turns; a request only starts one (with the table's lock) and answers at once.
-    bots = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dragonstones-search")
+    # Search bots' decisions (0.1 to 1 s each): two bot threads, one decision per job, human tables
+    # first (limits.SearchScheduler); a request only starts one (with the table's lock) and answers at once.
+    bots = SearchScheduler(workers=2)
+    admission = Admission(tables.unfinished, **settings.limits)
 
     def start_search(table: Table) -> None:
-        """(with the table's lock) Hand a due search's decision to a bot thread."""
+        """(with the table's lock) Hand a due search's decision to a bot thread, unless the table is all
+        bots and nobody has asked about it lately (it pauses; the next request resumes it)."""
+        if search_paused(table):
+            return
         job = table.game.think_due()
         if job is None:
             return
         try:
-            bots.submit(search, table, job)
+            bots.submit(table.id, bool(table.game.humans), partial(search, table, job))
         except RuntimeError:  # the interpreter is shutting down: the next server resumes the table
             table.game.thinking = None
+
+    def search_paused(table: Table) -> bool:
+        return not table.game.humans and tables.clock() - table.touched > WATCH_SECONDS
 
     def search(table: Table, job: Callable[[], tuple[int, int]]) -> None:
         moves, action = -1, None
@@ -233,9 +253,13 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     async def meta(request: Request) -> Response:
         return _json(await run(meta_data))
 
-    def new_table(body: Any) -> dict[str, Any]:
+    def new_table(body: Any, client: str) -> dict[str, Any]:
+        admission.rate(client)
         game = LiveGame(body, sources, background=True)
+        searches = search_seats(game)
+        admission.admit(client, searches)
         key, creator, tokens = tables.add(game)
+        admission.created(client, key, searches)
         table = tables.get(key)
         with table.lock:
             start_search(table)
@@ -244,7 +268,7 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
 
     async def create(request: Request) -> Response:
         body = await read_body(request, MAX_TABLE_BODY)
-        return _json(await run(new_table, body, limiter=heavy), 201)
+        return _json(await run(new_table, body, client_of(request), limiter=heavy), 201)
 
     async def list_games(request: Request) -> Response:
         return _json({"games": await run(tables.listing)})
@@ -374,10 +398,11 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        bots.shutdown(wait=False, cancel_futures=True)  # a search under way ends on its own (about a second)
+        bots.shutdown()  # a search under way ends on its own (about a second)
 
     app = Starlette(routes=routes, exception_handlers={AppError: app_error}, lifespan=lifespan)
     app.state.tables, app.state.replays, app.state.sources = tables, replays, sources
+    app.state.bots, app.state.admission = bots, admission
     app.add_middleware(Guard, hosts=settings.hosts)
     return app
 

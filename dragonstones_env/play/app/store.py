@@ -13,7 +13,8 @@ file. A request without a token is a spectator's; a seat's token acts for that s
 the creator's deletes the table.
 
 **Expiry.** A finished table, or one of bots only, expires ``idle_seconds`` after its last
-request; an unfinished table with human seats ``human_idle_seconds`` after. A human seat that made
+request; an unfinished table with human seats ``human_idle_seconds`` after, one of human seats only
+``all_human_idle_seconds`` after (an hour: one client made 1,000 of them in 5 s). A human seat that made
 a request within ``connected_seconds`` is connected: its table is never expired, unloaded or
 evicted. When ``max_tables`` are stored, a new table first evicts the least recently used finished
 or all-bot table; failing that it is refused (503).
@@ -41,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dragonstones_env.bounds import check
+
 from .sessions import AppError, LiveGame, Replay, Sources, check_setup
 
 MAX_TABLES = 1000  # stored
@@ -49,6 +52,7 @@ MAX_REPLAYS = 64
 CONNECTED_SECONDS = 120.0  # the page polls at least every 20 s while a seat's tab is open
 IDLE_SECONDS = 3600.0  # finished or all-bot tables
 HUMAN_IDLE_SECONDS = 7 * 24 * 3600.0  # unfinished tables with human seats
+ALL_HUMAN_IDLE_SECONDS = 3600.0  # unfinished tables of human seats only (issue #49)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -224,7 +228,8 @@ class Tables:
 
     def __init__(self, path: str | Path | None, sources: Sources, *, max_tables: int = MAX_TABLES,
                  max_loaded: int = MAX_LOADED, idle_seconds: float = IDLE_SECONDS,
-                 human_idle_seconds: float = HUMAN_IDLE_SECONDS, clock: Callable[[], float] = time.time):
+                 human_idle_seconds: float = HUMAN_IDLE_SECONDS, clock: Callable[[], float] = time.time,
+                 all_human_idle_seconds: float = ALL_HUMAN_IDLE_SECONDS):
         if path is None:
             handle, path = tempfile.mkstemp(prefix="dragonstones-tables-", suffix=".sqlite")
             os.close(handle)
@@ -232,6 +237,8 @@ class Tables:
         self.sources, self.clock = sources, clock
         self.max_tables, self.max_loaded = max_tables, max_loaded
         self.idle_seconds, self.human_idle_seconds = idle_seconds, human_idle_seconds
+        self.all_human_idle_seconds = check("app.all_human_idle_seconds", float(all_human_idle_seconds),
+                                            "all_human_idle_seconds")
         self.db = open_store(self.path)
         self._db_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -315,7 +322,7 @@ class Tables:
     def _expire(self) -> None:
         now = self.clock()
         old = self._query("SELECT id FROM tables WHERE (touched < ? AND (over = 1 OR humans = 0)) OR touched < ?",
-                          (now - self.idle_seconds, now - self.human_idle_seconds))
+                          (now - self.idle_seconds, now - self.human_idle_seconds)) + self._idle_all_human(now)
         keys = [k for (k,) in old if not (k in self.items and self.items[k].connected(now))]
         if keys:
             self._write([("DELETE FROM events WHERE id = ?", [(k,) for k in keys]),
@@ -407,6 +414,20 @@ class Tables:
     def close(self) -> None:
         with self._db_lock:
             self.db.close()
+
+    def _idle_all_human(self, now: float) -> list[tuple]:
+        """Unfinished tables of human seats only that nobody asked about for ``all_human_idle_seconds``
+        (issue #49: such tables cost nothing to make, and one client filled a server with them)."""
+        return self._query("SELECT id FROM tables WHERE over = 0 AND touched < ? AND humans > 0 "
+                           "AND humans = json_array_length(setup, '$.seats')", (now - self.all_human_idle_seconds,))
+
+    def unfinished(self, key: str) -> bool:
+        """Whether table ``key`` is stored and not over (a client's count of tables: limits.Admission)."""
+        with self._lock:
+            table = self.items.get(key)
+        if table is not None:
+            return not table.game.over
+        return bool(self._query("SELECT 1 FROM tables WHERE id = ? AND over = 0", (key,)))
 
     # ---------------------------------------------------------------- malformed rows (issue #49)
     def _set_aside_malformed(self) -> None:
