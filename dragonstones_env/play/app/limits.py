@@ -8,9 +8,10 @@ whole server at most ``server_per_minute``. A refusal is a 429 naming the limit 
 created 1,000 tables in 5.4 s before, and every later client got a 503).
 
 **Search seats.** Two bot threads decide the searches (about 0.1 to 1 s a decision). A table with
-human seats goes first: its search starts before any queued search of an all-bot table, and no
-all-bot search starts while a human table's runs (the threads share the interpreter's lock: a
-second search would halve the human table's speed). Among tables of one kind, first come first
+human seats goes first: its search starts before any queued search of an all-bot table, at once
+(all-bot searches run one at a time, so a thread is always free for it), and no all-bot search
+starts while a human table's runs (the threads share the interpreter's lock: a second search
+would halve the human table's speed). Among tables of one kind, first come first
 served; a table has at most one search queued, so that is round-robin. An all-bot table nobody
 has looked at for ``WATCH_SECONDS`` pauses (the server's :func:`~.server.create_app` stops
 re-queueing it; the next request resumes it). Before, 20 all-search tables from one client made a
@@ -126,8 +127,9 @@ class Admission:
 
 
 class SearchScheduler:
-    """The bot threads of the searches: human tables first, no all-bot search beside a human one,
-    first come first served within a kind (see the module's docstring)."""
+    """The bot threads of the searches: human tables first, at most one all-bot search at a time and
+    none beside a human one (so a thread is always free for a human table's search), first come
+    first served within a kind (see the module's docstring)."""
 
     HUMAN, BOTS = 0, 1
 
@@ -164,7 +166,7 @@ class SearchScheduler:
             while True:
                 if self._closed:
                     return None
-                if self._queue and (self._queue[0][0] == self.HUMAN or not self._running[self.HUMAN]):
+                if self._queue and (self._queue[0][0] == self.HUMAN or not any(self._running)):
                     kind, _, key, run = heapq.heappop(self._queue)
                     self._running[kind] += 1
                     self.started.append((key, kind == self.HUMAN))

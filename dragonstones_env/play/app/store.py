@@ -419,7 +419,8 @@ class Tables:
         """Unfinished tables of human seats only that nobody asked about for ``all_human_idle_seconds``
         (issue #49: such tables cost nothing to make, and one client filled a server with them)."""
         return self._query("SELECT id FROM tables WHERE over = 0 AND touched < ? AND humans > 0 "
-                           "AND humans = json_array_length(setup, '$.seats')", (now - self.all_human_idle_seconds,))
+                           "AND json_valid(setup) AND humans = json_array_length(setup, '$.seats')",
+                           (now - self.all_human_idle_seconds,))
 
     def unfinished(self, key: str) -> bool:
         """Whether table ``key`` is stored and not over (a client's count of tables: limits.Admission)."""
