@@ -112,6 +112,15 @@ BOUNDS: Mapping[str, Bound] = {
     "frame_ms": Bound(int, 10, 60_000, "a GIF frame's duration (`dragonstones replay --ms`)"),
     "port": Bound(int, 1, 65_535, "a TCP port (`dragonstones serve --port`)"),
     "pace_ms": Bound(int, 0, 10_000, "the app's delay between two bot moves"),
+    # the app server's limits on one client (dragonstones_env/play/app/limits.py; issue #49)
+    "app.tables_per_client": Bound(int, 1, 200, "unfinished tables one client (address) may hold (default 20; "
+                                               "a server stores 1,000)"),
+    "app.search_seats_per_client": Bound(int, 0, 64, "search seats (ismcts) over one client's unfinished tables "
+                                                     "(default 6): two bot threads decide them all"),
+    "app.tables_per_minute": Bound(int, 1, 6000, "new tables a minute from one client (default 30) or the "
+                                                 "whole server (default 120)"),
+    "app.all_human_idle_seconds": Bound(float, 60.0, 7 * 24 * 3600.0, "an unfinished table of humans only, "
+                                        "nobody asking about it, expires after this (default an hour)"),
 }
 
 

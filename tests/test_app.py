@@ -26,6 +26,7 @@ from dragonstones_env import env as fist_env
 from dragonstones_env.play.app.games import drachenschatten as ds_adapter
 from dragonstones_env.play.app.games import dragonstones as fist_adapter
 from dragonstones_env.play.app.games.common import event_text, insight
+from dragonstones_env.play.app.limits import NO_LIMITS
 from dragonstones_env.play.app.server import create_app
 from dragonstones_env.policies import Policy
 
@@ -37,7 +38,7 @@ JSON = {"Content-Type": "application/json"}
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     store = tmp_path_factory.mktemp("store") / "tables.sqlite"
-    with TestClient(create_app(store=store, decks=ROOT / "examples", hosts=("testserver",))) as c:
+    with TestClient(create_app(store=store, decks=ROOT / "examples", hosts=("testserver",), limits=NO_LIMITS)) as c:
         yield c
 
 

@@ -31,6 +31,7 @@ with warnings.catch_warnings():
 from dragonstones_env import raw_env
 from dragonstones_env.games.fist import custom
 from dragonstones_env.play.app import server, sessions
+from dragonstones_env.play.app.limits import NO_LIMITS
 from dragonstones_env.play.app.server import MAX_BODY, create_app, host_allowed
 from dragonstones_env.play.app.store import CONNECTED_SECONDS, IDLE_SECONDS
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout
@@ -43,6 +44,7 @@ MARKER = "MARKER-7f3a9c"  # in every file a request must not reach: no response 
 
 def _client(tmp_path: Path, **options) -> TestClient:
     options.setdefault("store", tmp_path / "tables.sqlite")
+    options.setdefault("limits", NO_LIMITS)  # one test client makes many tables (the limits: test_app_hostile)
     return TestClient(create_app(hosts=("testserver",), **options))
 
 

@@ -4,13 +4,15 @@ The record (the engine's JSON list, or a file saved by the app) is read up to
 ``FILE_BYTES["record"]`` bytes (dragonstones_env/bounds.py: 16 MB; ``/dev/zero`` stops there), then
 checked by the engine's replay before anything is drawn; each frame is the env's ``rgb_array``
 picture from one seat, or with ``--seat all`` every seat's picture side by side at half size (what
-each player saw at that moment).
+each player saw at that moment). Frames are drawn and written one at a time (:func:`write_gif`),
+so a long record needs the memory of two frames, not of all of them.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -35,8 +37,10 @@ def tile(pictures: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def frames(record_body: object, seat: int | str) -> list:
-    """The pictures of a record's game from ``seat`` (or ``"all"`` seats), before each decision and at the end."""
+def frames(record_body: object, seat: int | str) -> Iterator[np.ndarray]:
+    """The pictures of a record's game from ``seat`` (or ``"all"`` seats), before each decision and at
+    the end, one at a time (a long record's frames are never all held: about 1.2 MB each). The record
+    and the seat are checked here, before the first picture is drawn."""
     mod, record, _, _ = parse_record(record_body)
     start = record[0]
     n = start["num_players"]
@@ -47,12 +51,49 @@ def frames(record_body: object, seat: int | str) -> list:
     def picture() -> Any:
         return tile([env.picture(s) for s in range(n)]) if seat == ALL else env.picture(seat)
 
-    out = [picture()]
-    for ev in record:
-        if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
-            env.step(mod.encode(ev["option"], ev["player"], n))
-            out.append(picture())
-    return out
+    def each() -> Iterator[np.ndarray]:
+        yield picture()
+        for ev in record:
+            if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
+                env.step(mod.encode(ev["option"], ev["player"], n))
+                yield picture()
+
+    return each()
+
+
+def write_gif(path: str, pictures: Iterable[np.ndarray], ms: int, last_ms: int) -> int:
+    """Write ``pictures`` (RGB arrays of one size) to an endless GIF one frame at a time, each shown
+    ``ms`` and the last ``last_ms``; a frame identical to the one before lengthens it instead (as
+    Pillow's ``save_all`` does). At most two frames are held, where ``save_all`` keeps every one
+    until the end (issue #49: 600 frames took 1.95 GB). Each frame after the first carries its own
+    colour table (Pillow's GIF writer, one image at a time). Returns the frames written."""
+    from PIL import GifImagePlugin, Image
+
+    written = 0
+    with open(path, "wb") as out:
+
+        def put(picture: np.ndarray, duration: int) -> None:
+            nonlocal written
+            image = Image.fromarray(picture).convert("P", palette=Image.Palette.ADAPTIVE)
+            if written == 0:
+                header, _ = GifImagePlugin.getheader(image, None, {"loop": 0, "duration": duration})
+                out.write(b"".join(header))
+            for chunk in GifImagePlugin.getdata(image, (0, 0), duration=duration, include_color_table=written > 0):
+                out.write(chunk)
+            written += 1
+
+        held, duration = None, 0
+        for picture in pictures:
+            if held is not None and np.array_equal(held, picture):
+                duration += ms
+                continue
+            if held is not None:
+                put(held, duration)
+            held, duration = picture, ms
+        if held is not None:
+            put(held, max(duration, last_ms))
+        out.write(b";")  # the GIF trailer
+    return written
 
 
 def parse_seat(seat: str | int) -> int | str:
@@ -68,8 +109,6 @@ def parse_seat(seat: str | int) -> int | str:
 
 def record_to_gif(path: str, gif: str, seat: str | int = 0, ms: int = 400) -> int:
     """Write the GIF; returns a process exit code (2 with a message for a bad record or seat)."""
-    from PIL import Image
-
     try:
         who = parse_seat(seat)
         ms = check("frame_ms", ms, "--ms")
@@ -81,9 +120,7 @@ def record_to_gif(path: str, gif: str, seat: str | int = 0, ms: int = 400) -> in
     except AppError as err:
         print(f"dragonstones replay: {path}: {err.message}", file=sys.stderr)
         return 2
-    images = [Image.fromarray(p) for p in pictures]
     # the last frame (the result) stays on screen longer
-    durations = [ms] * (len(images) - 1) + [max(ms, 3000)]
-    images[0].save(gif, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
-    print(f"{gif}: {len(images)} frames from {'every seat' if who == ALL else f'seat {who}'}")
+    count = write_gif(gif, pictures, ms, max(ms, 3000))
+    print(f"{gif}: {count} frames from {'every seat' if who == ALL else f'seat {who}'}")
     return 0

@@ -41,7 +41,6 @@ import socket
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -58,8 +57,9 @@ from threadpoolctl import threadpool_limits
 from dragonstones_env.bounds import FILE_BYTES
 
 from . import games
+from .limits import WATCH_SECONDS, Admission, SearchScheduler
 from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
-from .store import Replays, StoredReplays, Table, Tables
+from .store import Replays, StoredReplays, StoreError, Table, Tables
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = min(4_000_000, FILE_BYTES["record"])  # bytes of a replay's body: a long record is about 150 kB
@@ -79,6 +79,7 @@ class Settings:
     hosts: tuple[str, ...] = ()  # names the Host header may carry besides localhost and IP addresses
     regenerate_seconds: float = REGENERATE_SECONDS
     tables: dict[str, Any] = field(default_factory=dict)  # Tables' keyword options (limits, clock)
+    limits: dict[str, Any] = field(default_factory=dict)  # limits.Admission's keyword options (issue #49)
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -180,6 +181,17 @@ def _query_int(request: Request, name: str, default: int | None = None, low: int
     return value
 
 
+def client_of(request: Request) -> str:
+    """The client a request counts against (limits.Admission): its address; no forwarded header is
+    trusted (any client could write one)."""
+    return request.client.host if request.client else "unknown"
+
+
+def search_seats(game: LiveGame) -> int:
+    """The seats of ``game`` played by a search (``ismcts``: a policy that needs the game)."""
+    return sum(1 for p in game.policies if p is not None and p.capabilities.information_state)
+
+
 def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     """The app; ``options`` are :class:`Settings` fields (``create_app(store=path, hosts=("testserver",))``)."""
     settings = settings or Settings(**options)
@@ -194,19 +206,26 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     async def run(fn: Callable, *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
         return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
 
-    # Search bots' decisions (0.1 to 1 s each): two bot threads, one decision per job, so tables take
-    # turns; a request only starts one (with the table's lock) and answers at once.
-    bots = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dragonstones-search")
+    # Search bots' decisions (0.1 to 1 s each): two bot threads, one decision per job, human tables
+    # first (limits.SearchScheduler); a request only starts one (with the table's lock) and answers at once.
+    bots = SearchScheduler(workers=2)
+    admission = Admission(tables.unfinished, **settings.limits)
 
     def start_search(table: Table) -> None:
-        """(with the table's lock) Hand a due search's decision to a bot thread."""
+        """(with the table's lock) Hand a due search's decision to a bot thread, unless the table is all
+        bots and nobody has asked about it lately (it pauses; the next request resumes it)."""
+        if search_paused(table):
+            return
         job = table.game.think_due()
         if job is None:
             return
         try:
-            bots.submit(search, table, job)
+            bots.submit(table.id, bool(table.game.humans), partial(search, table, job))
         except RuntimeError:  # the interpreter is shutting down: the next server resumes the table
             table.game.thinking = None
+
+    def search_paused(table: Table) -> bool:
+        return not table.game.humans and tables.clock() - table.touched > WATCH_SECONDS
 
     def search(table: Table, job: Callable[[], tuple[int, int]]) -> None:
         moves, action = -1, None
@@ -240,9 +259,13 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     async def meta(request: Request) -> Response:
         return _json(await run(meta_data))
 
-    def new_table(body: Any) -> dict[str, Any]:
+    def new_table(body: Any, client: str) -> dict[str, Any]:
+        admission.rate(client)
         game = LiveGame(body, sources, background=True)
+        searches = search_seats(game)
+        admission.admit(client, searches)
         key, creator, tokens = tables.add(game)
+        admission.created(client, key, searches)
         table = tables.get(key)
         with table.lock:
             start_search(table)
@@ -251,7 +274,7 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
 
     async def create(request: Request) -> Response:
         body = await read_body(request, MAX_TABLE_BODY)
-        return _json(await run(new_table, body, limiter=heavy), 201)
+        return _json(await run(new_table, body, client_of(request), limiter=heavy), 201)
 
     async def list_games(request: Request) -> Response:
         return _json({"games": await run(tables.listing)})
@@ -413,10 +436,11 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        bots.shutdown(wait=False, cancel_futures=True)  # a search under way ends on its own (about a second)
+        bots.shutdown()  # a search under way ends on its own (about a second)
 
     app = Starlette(routes=routes, exception_handlers={AppError: app_error}, lifespan=lifespan)
     app.state.tables, app.state.replays, app.state.sources = tables, replays, sources
+    app.state.bots, app.state.admission = bots, admission
     app.add_middleware(Guard, hosts=settings.hosts)
     return app
 
@@ -451,7 +475,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
     with sock, tempfile.TemporaryDirectory(prefix="dragonstones-tables-") as scratch:
         if options.get("store") is None:
             options["store"] = Path(scratch) / "tables.sqlite"
-        app = create_app(Settings(**options))
+        try:
+            app = create_app(Settings(**options))
+        except StoreError as err:  # a store readable by others, or not a store: said plainly, no traceback
+            print(f"dragonstones serve: {err}", file=sys.stderr, flush=True)
+            return 2
         tables = app.state.tables
         # uvicorn stops on SIGTERM as on Ctrl-C, then raises the signal again: exit through the
         # finally clauses (the temporary folder's removal) instead of the default handler's kill.
@@ -461,6 +489,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
                   "(Ctrl-C stops)", flush=True)
             print(f"tables kept in {tables.path} ({len(tables.resumed)} unfinished resumed"
                   + (f", {len(tables.refused)} refused: {json.dumps(tables.refused)[:300]}" if tables.refused else "")
+                  + (f", {len(tables.set_aside)} set aside" if tables.set_aside else "")
                   + ")" + (" until the server stops (--store FILE keeps them)" if tables.path.parent == Path(scratch)
                            else ""), flush=True)
             uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

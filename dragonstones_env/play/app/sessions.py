@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.bounds import BOUNDS
+from dragonstones_env.bounds import BOUNDS, read_text_limited
 from dragonstones_env.core import ReplayError
 from dragonstones_env.policies import PolicyError, available, decide, load_policy, seat_all
 from dragonstones_env.policies.checkpoint import CARD_FILE, load_checkpoint
@@ -46,6 +46,8 @@ MAX_RECORD_EVENTS = 50_000  # a long Fist game has about 1,500 events
 MAX_PACE_MS = int(BOUNDS["pace_ms"].high)  # the bounds table's (dragonstones_env/bounds.py)
 MAX_SPEC = 100  # characters of a seat's policy name
 MAX_NAME = 24  # characters of a player's name
+KEYFRAME_EVERY = 256  # a replay keeps its env every this many steps (or more: at most MAX_KEYFRAMES)
+MAX_KEYFRAMES = 64  # envs a replay keeps: a step back replays at most steps / 64 steps
 REGENERATE_SECONDS = 5.0  # the longest a game of an evaluation may take to play again
 _NAME = re.compile(r"^[\w][\w .'-]*$")  # a player's name: letters, digits, spaces, . ' - _
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a policy or deck of a configured folder
@@ -262,7 +264,7 @@ class Sources:
 
         def load() -> Any:
             try:
-                return parse(path.read_text(encoding="utf-8"), DECK_SUFFIXES[path.suffix.lower()], f"deck {name!r}")
+                return parse(read_deck(path), DECK_SUFFIXES[path.suffix.lower()], f"deck {name!r}")
             except (OSError, ValueError) as err:  # UnicodeDecodeError and the game's own errors included
                 _log_server(f"the deck {path.name!r} of the deck folder is refused: {err}")
                 return None
@@ -274,6 +276,12 @@ class Sources:
 
 
 LOCAL = Sources(local=True)
+
+
+def read_deck(path: Path) -> str:
+    """A deck file of the deck folder, read up to the bounds table's deck limit (FILE_BYTES["deck"]:
+    a larger file, or ``/dev/zero`` linked in, is refused unread past it; issue #49)."""
+    return read_text_limited(path, "deck", "deck")
 
 
 def env_options(mod: ModuleType, body: dict[str, Any], sources: Sources) -> dict[str, Any]:
@@ -419,6 +427,7 @@ class LiveGame:
         except (ReplayError, ValueError, TypeError, KeyError) as err:
             raise AppError(422, f"the stored record does not replay: {err}") from None
         start = record[0]
+        setup = check_setup(setup, start.get("num_players"))
         self.seats, self.names = list(setup["seats"]), list(setup["names"])
         self.seeded, self.pace_ms = bool(setup["seeded"]), int(setup["pace_ms"])
         seed = start["seed"]
@@ -592,6 +601,36 @@ class LiveGame:
         return {"game": self.mod.GAME_ID, "seats": self.seats, "names": self.names, "record": self.env.game.record}
 
 
+_SETUP_KEYS = ("game", "seats", "names", "seeded", "pace_ms")
+
+
+def check_setup(setup: Any, players: Any = None) -> dict[str, Any]:
+    """A stored table's setup (:meth:`LiveGame.setup`) checked as a request's fields are (issue #49: a
+    stored row is input too): its game, seats ('human' or a policy name; ``players`` of them when
+    the record's table size is known), names, pace and seeded flag; a 422 naming what is wrong."""
+    if not isinstance(setup, dict):
+        raise AppError(422, f"a stored setup is a JSON object, got {type(setup).__name__}")
+    missing = [k for k in _SETUP_KEYS if k not in setup]
+    if missing:
+        raise AppError(422, f"the stored setup lacks {missing}")
+    try:
+        mod = adapter(setup["game"])
+        seats = setup["seats"]
+        if not isinstance(seats, list) or not mod.MIN_PLAYERS <= len(seats) <= mod.MAX_PLAYERS or not all(
+                isinstance(s, str) and s and len(s) <= MAX_SPEC for s in seats):
+            raise AppError(400, f"seats must be a list of {mod.MIN_PLAYERS} to {mod.MAX_PLAYERS} seats ('human' or "
+                                f"a policy name), got {str(seats)[:200]!r}")
+        if players is not None and len(seats) != players:
+            raise AppError(400, f"the setup has {len(seats)} seats, its record {str(players)[:10]} players")
+        names = _names({"names": setup["names"]}, len(seats))
+        pace = check_int(setup["pace_ms"], "pace_ms", 0, MAX_PACE_MS)
+        if not isinstance(setup["seeded"], bool):
+            raise AppError(400, f"seeded must be true or false, got {str(setup['seeded'])[:20]!r}")
+    except AppError as err:
+        raise AppError(422, f"the stored setup is refused: {err.message}") from None
+    return {**setup, "game": mod.GAME_ID, "seats": list(seats), "names": names, "pace_ms": pace}
+
+
 def _think(policy: Any, env: Any, moves: int) -> tuple[int, int]:
     return moves, int(decide(policy, env, env.agent_selection))
 
@@ -725,6 +764,7 @@ class Replay:
         self.cut.append(len(self.record))
         self.steps = len(self.inputs)
         self._env, self._at = probe, 0
+        self._start_keyframes()
         # A seat played by a policy this server does not have: its decisions replay, its insight cannot.
         self.insight_unavailable = [i for i, s in enumerate(self.seats)
                                     if s not in ("?", HUMAN, "") and not sources.knows_policy(self.mod, s)]
@@ -735,13 +775,38 @@ class Replay:
                 "insight_unavailable": self.insight_unavailable}
 
     def env_at(self, step: int) -> Any:
-        """The env after ``step`` decisions (stepped forward from the nearest earlier state)."""
+        """The env after ``step`` decisions (stepped forward from the nearest earlier state: the
+        current one, or the last keyframe at or before ``step``)."""
         if step < self._at:
-            self._env, self._at = self.mod.env_for_record(self.record[0]), 0
+            self._env, self._at = self._from_keyframe(step)
         while self._at < step:
             self._env.step(self.inputs[self._at][1])
             self._at += 1
+            self._keep_keyframe()
         return self._env
+
+    # ---------------------------------------------------------------- keyframes (issue #49)
+    def _start_keyframes(self) -> None:
+        """A step back costs at most ``self._every`` steps (before: every step from the start, 0.45 s
+        in a 32k-step record): the env is kept every ``_every`` steps, at most :data:`MAX_KEYFRAMES`
+        copies, each without its record (the record's prefix is this replay's own, shared)."""
+        self._every = max(KEYFRAME_EVERY, -(-self.steps // MAX_KEYFRAMES))
+        self._keyframes: dict[int, Any] = {}
+
+    def _keep_keyframe(self) -> None:
+        if self._at % self._every or self._at in self._keyframes:
+            return
+        record = self._env.game.record
+        self._keyframes[self._at] = (copy.deepcopy(self._env, {id(record): []}), len(record))
+
+    def _from_keyframe(self, step: int) -> tuple[Any, int]:
+        at = max((k for k in self._keyframes if k <= step), default=0)
+        if at == 0:
+            return self.mod.env_for_record(self.record[0]), 0
+        kept, length = self._keyframes[at]
+        env = copy.deepcopy(kept)
+        env.game.record = self.record[:length]  # the engine's events are the record's (checked on upload)
+        return env, at
 
     def _insight(self, env: Any, spec: str | None) -> dict[str, Any] | None:
         if env.game.decision is None:

@@ -13,7 +13,8 @@ file. A request without a token is a spectator's; a seat's token acts for that s
 the creator's deletes the table.
 
 **Expiry.** A finished table, or one of bots only, expires ``idle_seconds`` after its last
-request; an unfinished table with human seats ``human_idle_seconds`` after. A human seat that made
+request; an unfinished table with human seats ``human_idle_seconds`` after, one of human seats only
+``all_human_idle_seconds`` after (an hour: one client made 1,000 of them in 5 s). A human seat that made
 a request within ``connected_seconds`` is connected: its table is never expired, unloaded or
 evicted. When ``max_tables`` are stored, a new table first evicts the least recently used finished
 or all-bot table; failing that it is refused (503).
@@ -38,6 +39,8 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
+import sys
 import tempfile
 import threading
 import time
@@ -47,7 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .sessions import AppError, LiveGame, Replay, Sources
+from dragonstones_env.bounds import check
+
+from .sessions import AppError, LiveGame, Replay, Sources, check_setup
 
 MAX_TABLES = 1000  # stored
 MAX_LOADED = 128  # in memory
@@ -56,6 +61,7 @@ MAX_STORED_REPLAYS = 500
 CONNECTED_SECONDS = 120.0  # the page polls at least every 20 s while a seat's tab is open
 IDLE_SECONDS = 3600.0  # finished or all-bot tables
 HUMAN_IDLE_SECONDS = 7 * 24 * 3600.0  # unfinished tables with human seats
+ALL_HUMAN_IDLE_SECONDS = 3600.0  # unfinished tables of human seats only (issue #49)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -67,6 +73,15 @@ CREATE TABLE IF NOT EXISTS tables (
     touched REAL NOT NULL,
     over INTEGER NOT NULL,
     humans INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS set_aside (
+    id TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    setup TEXT,
+    creator TEXT,
+    tokens TEXT,
+    created REAL,
+    touched REAL
 );
 CREATE TABLE IF NOT EXISTS events (
     id TEXT NOT NULL,
@@ -86,6 +101,11 @@ CREATE TABLE IF NOT EXISTS replays (
 """
 
 
+class StoreError(ValueError):
+    """A store file the server cannot use (not SQLite, not a store of tables, readable by others):
+    the message names the file and what to do."""
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
@@ -95,6 +115,106 @@ def seat_token(creator: str, seat: int) -> str:
     the invite links again (from any browser), and nobody else can (HMAC-SHA256, 192 bits kept)."""
     mac = hmac.new(creator.encode("utf-8", "replace"), f"seat {seat}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac[:24]).decode()
+
+
+# ---------------------------------------------------------------------------- the file (issue #49)
+_COLUMNS = {"tables": {"id", "setup", "creator", "tokens", "created", "touched", "over", "humans"},
+            "events": {"id", "n", "event"}}
+
+
+def open_store(path: Path) -> sqlite3.Connection:
+    """The SQLite connection of a store file, created 0600 with its ``-wal`` and ``-shm`` (they hold
+    the live seeds and sealed bids); a :class:`StoreError` for an existing file readable by group or
+    others (refused, not fixed: who could read it may have read it), one that is not SQLite, or a
+    SQLite file whose tables are not a store's."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            raise StoreError(f"the store {path} is readable by group or others (mode {mode:04o}); it holds "
+                             f"every unfinished table's seed and sealed bids: chmod 600 {path}, or give another "
+                             "--store") from None
+    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):  # left by a crash: made private too
+        if side.exists():
+            side.chmod(0o600)
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    try:
+        # WAL and synchronous=NORMAL: a commit appends to the log without waiting for the disk; a
+        # crash of the server loses nothing committed (a power cut may lose the last commits).
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        for table, columns in _COLUMNS.items():
+            found = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if found and found != columns:
+                raise StoreError(f"{path} is a SQLite file but not a store of dragonstones tables (its table "
+                                 f"{table!r} has the columns {sorted(found)}); give another --store")
+        db.executescript(_SCHEMA)
+    except sqlite3.DatabaseError as err:
+        db.close()
+        raise StoreError(f"{path} is not a SQLite database ({err}); give another --store") from None
+    except StoreError:
+        db.close()
+        raise
+    # SQLite gives the -wal and -shm the main file's mode: 0600, whatever the umask
+    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if side.exists() and stat.S_IMODE(side.stat().st_mode) & 0o077:
+            side.chmod(0o600)
+    return db
+
+
+class RowError(ValueError):
+    """A malformed stored row (its setup, tokens or events): set aside, never played."""
+
+
+def _json_row(text: Any, what: str) -> Any:
+    if not isinstance(text, str):
+        raise RowError(f"its {what} is not JSON text")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as err:  # RecursionError: nested too deep (json's own guard)
+        raise RowError(f"its {what} is not JSON: {str(err)[:100]}") from None
+
+
+def check_setup_text(text: Any) -> dict[str, Any]:
+    """A stored setup, checked as a request's is (:func:`check_setup`: its game, seats, names, pace)."""
+    setup = _json_row(text, "setup")
+    try:
+        return check_setup(setup)
+    except AppError as err:
+        raise RowError(f"its setup is refused: {err.message}") from None
+
+
+def check_row(setup: Any, creator: Any, tokens: Any, touched: Any) -> tuple[dict, str, dict[int, str], float]:
+    """A stored table's row, checked: its setup (as a request's), the creator's and seats' token hashes
+    (64 hex digits each, one per human seat), its time; else a :class:`RowError` saying what is wrong."""
+    checked = check_setup_text(setup)
+    digests = _json_row(tokens, "tokens")
+    hexes = set("0123456789abcdef")
+    humans = {i for i, s in enumerate(checked["seats"]) if s == "human"}
+    if (not isinstance(digests, dict) or not all(isinstance(h, str) and len(h) == 64 and set(h) <= hexes
+                                                  for h in digests.values())
+            or {k for k in digests} != {str(i) for i in humans}):
+        raise RowError(f"its tokens are not one SHA-256 hash per human seat {sorted(humans)}")
+    if not (isinstance(creator, str) and len(creator) == 64 and set(creator) <= hexes):
+        raise RowError("its creator's token is not a SHA-256 hash")
+    if isinstance(touched, bool) or not isinstance(touched, (int, float)):
+        raise RowError("its time is not a number")
+    return checked, creator, {int(s): h for s, h in digests.items()}, float(touched)
+
+
+def read_events(rows: list[tuple]) -> list[dict]:
+    """A stored record's events, each a JSON object."""
+    record = []
+    for n, (text,) in enumerate(rows):
+        event = _json_row(text, f"event {n}")
+        if not isinstance(event, dict):
+            raise RowError(f"its event {n} is not a JSON object")
+        record.append(event)
+    if not record:
+        raise RowError("it has no events")
+    return record
 
 
 @dataclass
@@ -133,7 +253,8 @@ class Tables:
 
     def __init__(self, path: str | Path | None, sources: Sources, *, max_tables: int = MAX_TABLES,
                  max_loaded: int = MAX_LOADED, idle_seconds: float = IDLE_SECONDS,
-                 human_idle_seconds: float = HUMAN_IDLE_SECONDS, clock: Callable[[], float] = time.time):
+                 human_idle_seconds: float = HUMAN_IDLE_SECONDS, clock: Callable[[], float] = time.time,
+                 all_human_idle_seconds: float = ALL_HUMAN_IDLE_SECONDS):
         if path is None:
             handle, path = tempfile.mkstemp(prefix="dragonstones-tables-", suffix=".sqlite")
             os.close(handle)
@@ -141,17 +262,16 @@ class Tables:
         self.sources, self.clock = sources, clock
         self.max_tables, self.max_loaded = max_tables, max_loaded
         self.idle_seconds, self.human_idle_seconds = idle_seconds, human_idle_seconds
-        self.db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        # WAL and synchronous=NORMAL: a commit appends to the log without waiting for the disk; a
-        # crash of the server loses nothing committed (a power cut may lose the last commits).
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
+        self.all_human_idle_seconds = check("app.all_human_idle_seconds", float(all_human_idle_seconds),
+                                            "all_human_idle_seconds")
+        self.db = open_store(self.path)
         self._db_lock = threading.Lock()
         self._lock = threading.Lock()
         self.items: OrderedDict[str, Table] = OrderedDict()  # loaded, least recently used first
         self.resumed: list[str] = []
         self.refused: dict[str, str] = {}
+        self.set_aside: dict[str, str] = {}  # id -> why (malformed rows, moved to the set_aside table)
+        self._set_aside_malformed()
         self._expire()
         rows = self._query("SELECT id FROM tables WHERE over = 0 ORDER BY touched DESC LIMIT ?", (self.max_loaded,))
         for (key,) in rows:
@@ -182,16 +302,29 @@ class Tables:
             self.db.execute("COMMIT")
 
     def _load(self, key: str) -> Table:
-        """A stored table made again from its record (the engine's verified replay)."""
+        """A stored table made again from its record (the engine's verified replay); a malformed row
+        is set aside (:meth:`_set_aside`) and answered as unknown."""
         rows = self._query("SELECT setup, creator, tokens, touched FROM tables WHERE id = ?", (key,))
         if not rows:
             self._refuse_deleted(key)
+            aside = self._query("SELECT reason FROM set_aside WHERE id = ?", (key,))
+            if aside:
+                raise AppError(422, f"the table {key[:40]!r} was set aside, out of play: {aside[0][0]}")
             raise AppError(404, f"unknown game id {key[:40]!r}")
-        setup, creator, tokens, touched = rows[0]
-        record = [json.loads(e) for (e,) in self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,))]
-        game = LiveGame.resume(json.loads(setup), record, self.sources, background=True)
-        table = Table(key, game, creator, {int(s): h for s, h in json.loads(tokens).items()}, touched,
-                      saved=len(record), saved_touch=touched)
+        try:
+            setup, creator, tokens, touched = check_row(*rows[0])
+            record = read_events(self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,)))
+            game = LiveGame.resume(setup, record, self.sources, background=True)
+        except (RowError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as err:
+            # what the engine's replay raises on a malformed event it does not name itself
+            reason = str(err) if isinstance(err, RowError) else f"{type(err).__name__}: {err}"
+            self._set_aside(key, reason)
+            raise AppError(422, f"the table {key[:40]!r} was set aside, out of play: {reason[:300]}") from None
+        except AppError as err:
+            if err.status == 422:  # a record that does not replay; a policy that no longer loads is kept
+                self._set_aside(key, err.message)
+            raise
+        table = Table(key, game, creator, tokens, touched, saved=len(record), saved_touch=touched)
         with self._lock:
             if key in self.items:  # another request loaded it meanwhile: one table, one lock
                 return self.items[key]
@@ -215,7 +348,7 @@ class Tables:
     def _expire(self) -> None:
         now = self.clock()
         old = self._query("SELECT id FROM tables WHERE (touched < ? AND (over = 1 OR humans = 0)) OR touched < ?",
-                          (now - self.idle_seconds, now - self.human_idle_seconds))
+                          (now - self.idle_seconds, now - self.human_idle_seconds)) + self._idle_all_human(now)
         keys = [k for (k,) in old if not (k in self.items and self.items[k].connected(now))]
         if keys:
             self._write([("DELETE FROM events WHERE id = ?", [(k,) for k in keys]),
@@ -314,7 +447,11 @@ class Tables:
         rows = self._query("SELECT id, setup, over FROM tables ORDER BY created DESC LIMIT 200")
         out = []
         for key, setup, over in rows:
-            s = json.loads(setup)
+            try:
+                s = check_setup_text(setup)
+            except RowError as err:  # stored since the start (another process wrote it): set aside
+                self._set_aside(key, str(err))
+                continue
             table = self.items.get(key)
             out.append({"id": key, "game": s["game"], "seats": s["seats"], "names": s["names"], "over": bool(over),
                         "moves": None if table is None else table.game.moves})
@@ -323,6 +460,44 @@ class Tables:
     def close(self) -> None:
         with self._db_lock:
             self.db.close()
+
+    def _idle_all_human(self, now: float) -> list[tuple]:
+        """Unfinished tables of human seats only that nobody asked about for ``all_human_idle_seconds``
+        (issue #49: such tables cost nothing to make, and one client filled a server with them)."""
+        return self._query("SELECT id FROM tables WHERE over = 0 AND touched < ? AND humans > 0 "
+                           "AND json_valid(setup) AND humans = json_array_length(setup, '$.seats')",
+                           (now - self.all_human_idle_seconds,))
+
+    def unfinished(self, key: str) -> bool:
+        """Whether table ``key`` is stored and not over (a client's count of tables: limits.Admission)."""
+        with self._lock:
+            table = self.items.get(key)
+        if table is not None:
+            return not table.game.over
+        return bool(self._query("SELECT 1 FROM tables WHERE id = ? AND over = 0", (key,)))
+
+    # ---------------------------------------------------------------- malformed rows (issue #49)
+    def _set_aside_malformed(self) -> None:
+        """Set aside every row whose setup or tokens are malformed (checked as a request is); the
+        events of the tables resumed are checked as they load."""
+        for row in self._query("SELECT id, setup, creator, tokens, touched FROM tables"):
+            try:
+                check_row(*row[1:])
+            except RowError as err:
+                self._set_aside(row[0], str(err))
+
+    def _set_aside(self, key: str, reason: str) -> None:
+        """Move a malformed row out of play into the ``set_aside`` table (its events stay, for the
+        operator to look at), and say so in the server's log: one bad row never stops a start."""
+        reason = reason[:500]
+        self._write([("INSERT OR REPLACE INTO set_aside SELECT id, ?, setup, creator, tokens, created, touched "
+                      "FROM tables WHERE id = ?", (reason, key)),
+                     ("DELETE FROM tables WHERE id = ?", (key,))])
+        with self._lock:
+            self.items.pop(key, None)
+        self.set_aside[key] = reason
+        print(f"dragonstones serve: table {key[:40]!r} of {self.path} set aside (kept in its set_aside table, out "
+              f"of play): {reason}", file=sys.stderr, flush=True)
 
 
 class Replays:
