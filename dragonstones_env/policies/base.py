@@ -174,11 +174,12 @@ def as_policy(obj: Any) -> Policy:
                       f"of the observation; got {type(obj).__name__}")
 
 
-def check_game(policy: Policy, game: str, what: str = "the policy") -> None:
-    """A policy that says which game it plays must play ``game`` (a registry id or PettingZoo name)."""
+def check_game(policy: Policy, game: str, what: str | None = None) -> None:
+    """A policy that says which game it plays must play ``game`` (a registry id or PettingZoo name);
+    ``what`` names it in the error (default: its repr)."""
     if policy.game is not None and not same_game(policy.game, game):
-        raise PolicyError(f"{what} ({policy!r}) plays {game_id(policy.game)}, not {game_id(game)}: seat a policy "
-                          "of this game")
+        raise PolicyError(f"{what or repr(policy)} plays {game_id(policy.game)}, not {game_id(game)}: seat a "
+                          "policy of this game")
 
 
 def seat(policy: Any, table: Table) -> Policy:
