@@ -101,7 +101,7 @@ class ReplayError(ValueError):
     """
 
     def __init__(self, index: int, expected: Any, found: Any, why: str = ""):
-        self.index, self.expected, self.found = index, expected, found
+        self.index, self.expected, self.found, self.why = index, expected, found, why
         text = f"record event {index}: expected {_short(expected)}, found {_short(found)}"
         super().__init__(text + (f" ({why})" if why else ""))
 

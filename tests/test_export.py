@@ -185,7 +185,7 @@ def test_from_callable_checks_what_the_function_returns():
         from_callable(lambda obs: illegal).act({"observation": observations[0], "action_mask": masks[0]})
     with pytest.raises(PolicyError, match="returned 'a'"):
         from_callable(lambda obs: "a").act({"observation": observations[0], "action_mask": masks[0]})
-    with pytest.raises(PolicyError, match="plays dragonstones_v1, not drachenschatten"):
+    with pytest.raises(PolicyError, match="plays dragonstones, not drachenschatten"):
         gymnasium.make("DrachenSchatten-v0", opponents=from_callable(lambda obs: 0, game="dragonstones"))
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 try:
     import pyspiel
@@ -30,7 +29,6 @@ except ImportError:
 
 from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import ismcts, mcts, outcome_sampling_mccfr
-from open_spiel.python.pytorch import policy_gradient
 
 from dragonstones_env import games, openspiel
 
@@ -636,6 +634,9 @@ def test_openspiels_pytorch_policy_gradient_learns_on_the_information_state_tens
     game = load(spec, players, seed=4, **params)
     env = rl_environment.Environment(game, seed=4)
     size, actions = env.observation_spec()["info_state"][0], env.action_spec()["num_actions"]
+    torch = pytest.importorskip("torch")  # the train extra (make test has it)
+    from open_spiel.python.pytorch import policy_gradient  # imports torch
+
     torch.manual_seed(0)
     agents = [policy_gradient.PolicyGradient(p, size, actions, loss_str="a2c", hidden_layers_sizes=[16],
                                              batch_size=1) for p in range(players)]

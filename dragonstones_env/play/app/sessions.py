@@ -729,7 +729,8 @@ def replay_refusal(err: ReplayError) -> str:
     the usual cause of a first event that differs (a seed rounded by a tool that reads numbers as doubles)."""
     hint = (" (the start event deals the game from its seed: a seed rounded by a tool that reads numbers as "
             "doubles deals another game)" if err.index <= 1 else "")
-    return (f"the record does not replay: record event {err.index} is {_as_json(err.found)}, where the game "
+    why = f" ({err.why})" if err.why else ""  # first: what the engine says of it outlives the cut at 900
+    return (f"the record does not replay{why}: record event {err.index} is {_as_json(err.found)}, where the game "
             f"gives {_as_json(err.expected)}{hint}")[:900]
 
 
