@@ -73,6 +73,7 @@ class OpponentsVecEnv(VecEnv):
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         obs, rewards, terminated, truncated, self._masks, table_infos = self.engine.step(self._actions)
+        rewards = rewards.astype(np.float32)  # as SB3's own vector envs give them
         self._returns += rewards
         self._lengths += 1
         dones = terminated | truncated

@@ -17,9 +17,11 @@ table plays the learner's move, then, until every table waits on its learner aga
 opponent decisions are grouped by the policy that makes them and each group is one call:
 ``act_batch`` (one forward pass) for checkpoints and the random bot, ``act`` per table for the rule
 bots; a search (``capabilities.information_state``) decides alone, through
-:func:`~dragonstones_env.policies.decide`. The tables of a process share one loaded instance per
-opponent spec, which is what makes the groups; so a policy must keep no state between decisions
-but its generator (the rule bots read everything from the observation).
+:func:`~dragonstones_env.policies.decide`. The tables of a process share one loaded instance of each
+opponent spec that decides in batches (``capabilities.batch``), which is what makes the groups; every
+other spec (the rule bots, a search) is loaded once per table, so that its generator and its memory of
+the game are its table's. A policy object passed in ``opponents``, and the policies an
+``OpponentSampler`` hands out, are seated as given (shared by the tables that draw them).
 
 Autoreset is ``SAME_STEP`` (``metadata["autoreset_mode"]``): a finished table's last observation and
 info are ``infos["final_obs"]`` and ``infos["final_info"]`` and its observation is already the next
@@ -27,7 +29,9 @@ episode's first. The learner's legal actions come back with the observations: ``
 (what sb3-contrib's ``MaskablePPO`` reads) and ``infos["action_mask"]``.
 
 Seeds: ``reset(seed=s)`` seeds table ``k`` with ``s + k`` (as SB3's ``make_vec_env`` seeds its envs), so
-the same seed gives the same tables byte for byte whatever the number of workers; ``reset()`` draws
+the same seed gives the same tables byte for byte whatever the number of workers (when every shared
+opponent is deterministic: a stochastic policy shared by tables draws from one generator in an order
+that depends on which tables share its process); ``reset()`` draws
 each table's next episode from its own generator. ``workers > 1`` splits the tables over worker
 processes (forkserver, never fork), each stepping its share while the learner's forward pass stays
 in the calling process; every worker uses one BLAS thread: numpy's OpenBLAS otherwise starts a
@@ -110,9 +114,16 @@ class Tables:
     """
 
     def __init__(self, game: str, num_tables: int, **env_kwargs: Any):
-        loaded: dict[Any, Any] = {}  # fixed opponents: one instance per spec for every table
-        self.tables: list[SingleAgentEnv] = [make_table(game, loaded=loaded, **env_kwargs)
-                                             for _ in range(num_tables)]
+        # Fixed opponents: the tables share one instance of each policy that decides in batches (a
+        # checkpoint, random), which is what groups its decisions into one call. Every other policy (the
+        # rule bots, which decide row by row anyway) gets one instance per table, so that its generator
+        # and its memory of the game are its table's alone: a table plays the same game whatever the
+        # other tables (and the worker count).
+        shared: dict[Any, Any] = {}
+        self.tables: list[SingleAgentEnv] = [make_table(game, loaded=shared, **env_kwargs)]
+        for _ in range(num_tables - 1):
+            own = {key: policy for key, policy in shared.items() if policy.capabilities.batch}
+            self.tables.append(make_table(game, loaded=own, **env_kwargs))
         first = self.tables[0]
         self.observation_space, self.action_space = first.observation_space, first.action_space
         self.num_tables = num_tables
@@ -136,7 +147,7 @@ class Tables:
             table.learner_step(action)
         self._play_opponents(range(n))
         obs = np.zeros((n, *self.observation_space.shape), self.observation_space.dtype)
-        rewards = np.zeros(n, np.float32)
+        rewards = np.zeros(n)  # float64, as gymnasium's vector envs give them (SB3's adapter: float32)
         terminated, truncated = np.zeros(n, bool), np.zeros(n, bool)
         infos: list[dict[str, Any]] = []
         restarted = []
@@ -307,11 +318,13 @@ class OpponentsVectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, game: str = "dragonstones", num_envs: int = 8, workers: int = 1, **env_kwargs: Any):
+        self.closed = True  # until the engine exists: gymnasium 1.2's __del__ closes a half-made env
         if "render_mode" in env_kwargs and env_kwargs["render_mode"] is not None:
             raise ValueError("the vector env renders nothing: render_mode must be None "
                              "(render one table with gymnasium.make and render_mode)")
         env_kwargs.pop("render_mode", None)
         self.engine = make_tables(game, num_envs, workers, **env_kwargs)
+        self.closed = False
         self.num_envs = int(num_envs)
         self.workers = int(workers)
         self.single_observation_space = self.engine.observation_space
