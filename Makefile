@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test test-rllib test-libraries test-browser lint bench bench-train train panel serve clean
+.PHONY: test test-rllib test-libraries test-browser lint bench bench-vector bench-train train panel serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -75,10 +75,16 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 # Random-play steps/s at 3-6 players beside PettingZoo's connect_four_v3, in one run;
-# the last line is the 4-player ratio.
+# the last line is the 4-player ratio. Then bench-vector.
 bench: $(STAMP)
 	$(PY) tools/aec_throughput.py dragonstones_env:env:num_players=3 dragonstones_env:env:num_players=5 \
 		dragonstones_env:env:num_players=6 dragonstones_env:env:num_players=4
+	$(MAKE) bench-vector
+
+# Learner steps/s of the package's vector env beside SB3's SubprocVecEnv over the Gym env (heuristic
+# opponents, random legal learner moves, 2 processes), median of 3 runs each; the last line is the ratio.
+bench-vector: $(STAMP)
+	$(PY) -m tools.vector_throughput --tables 2 --workers 2 --more-tables 16 --runs 3
 
 # Learner steps/s of make train's config: today's path (one table per process) beside the batched
 # collector with 1 and 2 worker processes, with the split (collection, opponents, learner, update).

@@ -1,4 +1,5 @@
-"""The batched league collector (training/collector.py): the same games as the sequential Gym env,
+"""The batched league collector (the package's SB3 vector env, dragonstones_env/play/sb3.py, as
+training uses it): the same games as the sequential Gym env,
 masks as the env's own, every league kind seated, any number of worker processes.
 
 Equivalence needs deterministic opponents: a stochastic policy shared by many tables draws from
@@ -17,8 +18,9 @@ from tests.extras import TRAIN, TRAIN_MODULE
 
 pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
 
+from dragonstones_env.play.sb3 import OpponentsVecEnv
+from dragonstones_env.play.vector import act_grouped
 from dragonstones_env.policies import Policy, load_policy
-from training.collector import LeagueCollector, act_grouped
 from training.envs import make_vec_env
 from training.league import FolderVersions, League, publish_latest
 
@@ -116,7 +118,7 @@ def test_the_masks_are_the_envs_own_and_every_opponent_kind_plays_legally(tmp_pa
     checkpoint(run / "snapshots" / "step-000000100", 2)
     mixed_league = League(run, {"latest": 0.3, "snapshot": 0.2, "zoo": 0.3, "random": 0.2}, zoo=["value", "miser"],
                           game="dragonstones_v1", table=0.3, mixed=0.2)
-    venv = LeagueCollector("Dragonstones-v0", 8, seed=1, opponents=mixed_league, num_players=[3, 4, 5],
+    venv = OpponentsVecEnv("Dragonstones-v0", 8, seed=1, opponents=mixed_league, num_players=[3, 4, 5],
                            illegal_action="raise")
     venv.reset()
     episodes = 0
@@ -139,6 +141,9 @@ def test_act_grouped_batches_each_policy_once_and_keeps_the_order():
     calls = []
 
     class Batched(Policy):
+        def act(self, observation):
+            raise AssertionError("a batched policy's decisions go through act_batch")
+
         def act_batch(self, observations, masks):
             calls.append(len(observations))
             return observations[:, 0].astype(int)
@@ -163,7 +168,7 @@ def test_a_search_in_the_pool_plays_legally_through_the_collector(tmp_path):
     pool_league = League(tmp_path / "run", {"heuristic": 0.5, "pool": 0.5}, pool=[search], game="dragonstones_v1",
                          table=0.2)
     pool_league.check()  # loads at run start as a training run does
-    venv = LeagueCollector("Dragonstones-v0", 2, seed=3, opponents=pool_league, num_players=[3, 4],
+    venv = OpponentsVecEnv("Dragonstones-v0", 2, seed=3, opponents=pool_league, num_players=[3, 4],
                            illegal_action="raise")
     venv.reset()
     rng = np.random.default_rng(1)

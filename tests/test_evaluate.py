@@ -25,7 +25,8 @@ from dragonstones_env.evaluation import (
 )
 from dragonstones_env.evaluation.facts import CHUNK
 from dragonstones_env.evaluation.journal import JOURNAL
-from dragonstones_env.evaluation.tournament import _worker_init, play_tasks, worker_context
+from dragonstones_env.evaluation.tournament import _worker_init, play_tasks
+from dragonstones_env.play.vector import worker_context
 from dragonstones_env.policies import PolicyError
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import games
+from dragonstones_env.play.sb3 import OpponentsVecEnv
 from dragonstones_env.policies import Policy, Table, load_policy
-from training.collector import LeagueCollector
 from training.league import FolderVersions, League
 
 
@@ -82,7 +82,7 @@ def run(game: str, pool: str, share: float, envs: int, steps: int, players: int,
     versions = TimedVersions(run_dir, pool)
     league = League(run_dir, {"heuristic": 1.0 - share, "pool": share}, pool=[pool], heuristic=spec.default_bot,
                     game=spec.name, versions=versions)
-    venv = LeagueCollector(spec.gym_id, envs, seed=seed, opponents=league, num_players=players,
+    venv = OpponentsVecEnv(spec.gym_id, envs, seed=seed, opponents=league, num_players=players,
                            illegal_action="raise")
     venv.reset()
     rng = np.random.default_rng(seed)

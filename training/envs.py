@@ -6,9 +6,9 @@
 Two collectors of the same tables (one learner, the other seats the league or fixed opponents),
 chosen by the config's ``collector``:
 
-* ``"batched"`` (training/collector.py): ``n_envs`` tables in lockstep in ``workers`` processes,
-  each opponent policy deciding for all its seats in one call; masks come back with the
-  observations. Tens to hundreds of tables.
+* ``"batched"`` (the package's :class:`dragonstones_env.play.sb3.OpponentsVecEnv`): ``n_envs`` tables
+  in lockstep in ``workers`` processes, each opponent policy deciding for all its seats in one
+  call; masks come back with the observations. Tens to hundreds of tables.
 * ``"subproc"``: one table per process (SB3's ``SubprocVecEnv``; ``DummyVecEnv`` for one), each
   opponent deciding alone; ``MaskablePPO`` fetches masks with ``env_method``. The path every
   champion up to v4 was trained on, kept so that their recipes run as they ran.
@@ -26,8 +26,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 import dragonstones_env  # noqa: F401  (registers the Gym ids, in worker processes too: they import this module)
+from dragonstones_env.play.sb3 import OpponentsVecEnv
 
-from .collector import make_collector
 from .config import COLLECTORS
 
 
@@ -49,7 +49,7 @@ def make_vec_env(env_id: str = "Dragonstones-v0", n_envs: int = 2, seed: int = 0
     if collector not in COLLECTORS:
         raise ValueError(f"collector must be one of {COLLECTORS}, got {collector!r}")
     if collector == "batched":
-        return make_collector(env_id, n_envs, seed, workers, **env_kwargs)
+        return OpponentsVecEnv(env_id, n_envs, seed, workers, **env_kwargs)
     fns = [make_env_fn(env_id, rank, seed, **env_kwargs) for rank in range(n_envs)]
     if subproc and n_envs > 1:
         return SubprocVecEnv(fns, start_method="forkserver")

@@ -47,7 +47,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import FILE_BYTES
-from dragonstones_env.evaluation.tournament import worker_context
+from dragonstones_env.play.vector import worker_context
 from dragonstones_env.policies import decide, load_policy, seat, table_of
 from dragonstones_env.policies.search import SearchPolicy
 
@@ -123,7 +123,7 @@ def collect(env_id: str, teacher: str, opponents: list[str], games: int, gamma: 
         shares = [s for s in np.array_split(np.arange(games), workers) if len(s)]
         tasks = [(env_id, teacher, opponents, seed, int(s[0]), len(s), gamma, max_rows, target, env_kwargs)
                  for s in shares]
-        # one BLAS thread a process, as the collector's workers (training/collector.py says why)
+        # one BLAS thread a process, as the vector env's workers (dragonstones_env/play/vector.py says why)
         with ProcessPoolExecutor(len(tasks), mp_context=worker_context(), initializer=threadpool_limits,
                                  initargs=(1,)) as pool:
             played = [game for part in pool.map(_play_share, tasks) for game in part]

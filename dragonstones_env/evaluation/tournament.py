@@ -3,7 +3,6 @@ ratings (:func:`evaluate`)."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from dragonstones_env.core import same_game
 from dragonstones_env.games import game_id
 from dragonstones_env.play.arena import GameResult, play_game, wilson_interval
+from dragonstones_env.play.vector import worker_context
 from dragonstones_env.policies import load_policy
 
 from .factories import check_factories, make_policy
@@ -117,13 +117,6 @@ def _worker_table_chunk(task: tuple[int, Sequence[tuple[int, Sequence[str]]]]) -
     return table, _worker_chunk(chunk)
 
 
-def worker_context() -> mp.context.BaseContext:
-    """How every process pool here starts its workers (the evaluation's, the teacher games'):
-    forkserver where the system has it, spawn elsewhere, never fork, which would copy a parent's
-    torch threads and locks into the child."""
-    return mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-
-
 def preload(specs: Sequence[str], game: str, deterministic: bool,
             factories: dict[str, str] | None = None) -> dict[str, Any]:
     """Each spec loaded once, so that a bad one (or a factory that fails) fails before any game (and one
@@ -170,7 +163,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
     is written to it as it finishes.
 
     ``env_options`` (Fist's custom deck) are checked and loaded once in each process that plays.
-    Every process that plays uses one BLAS thread, as the training collector's workers do: a
+    Every process that plays uses one BLAS thread, as the vector env's workers do: a
     policy's forward pass is one observation, and numpy's OpenBLAS would otherwise start a thread
     per core in each process, threads that spin on the cores the other processes need (the
     DrachenSchatten champion's forward pass on a busy 2-core machine: 1.34 ms with OpenBLAS's
