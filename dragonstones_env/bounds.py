@@ -188,7 +188,9 @@ class HugeInt(int):
     def __new__(cls, text: str) -> HugeInt:
         negative = text.startswith("-")
         self = super().__new__(cls, -(10**40) if negative else 10**40)
-        self.digits = sum(ch.isdigit() for ch in text)
+        body = text.lstrip("+-")
+        body = body[2:] if body[:2].lower() in ("0x", "0b", "0o") else body  # hex, binary: their digits
+        self.digits = sum(ch.isalnum() for ch in body)
         return self
 
     def __repr__(self) -> str:
@@ -227,7 +229,10 @@ class SafeYamlLoader(yaml.SafeLoader):
         text = str(self.construct_scalar(node))
         if _LONG_INT.fullmatch(text):
             return HugeInt(text)
-        return super().construct_yaml_int(node)
+        value = super().construct_yaml_int(node)
+        # a hex, binary or base-60 form as large: printing it in a message would raise Python's
+        # 4,300-digit conversion error instead of the message
+        return HugeInt(text) if abs(value) >= 10**30 else value
 
 
 SafeYamlLoader.add_constructor("tag:yaml.org,2002:int", SafeYamlLoader.construct_yaml_int)

@@ -100,7 +100,12 @@ def new_model(venv: Any, p: PPO, seed: int, device: str = "cpu",
 def model_zip_bytes(path: Path, trust: bool, flag: str) -> bytes:
     """The bytes of a ``model.zip`` about to be unpickled: marked by this machine (their hash is the
     mark's: dragonstones_env/policies/marks.py), or trusted with ``--trust-model-zip``; else a
-    ConfigError. The bytes checked are the bytes loaded: the file cannot change in between."""
+    ConfigError. The bytes checked are the bytes loaded: the file cannot change in between. What
+    can be refused without the file (no mark, no key) is, before it is read (a sparse 2 GB file was)."""
+    why = marks.precheck_mark(path)
+    if why is not None and not trust:
+        raise ConfigError(f"{flag}: {why}. Unpickling it can run any code it holds: add --trust-model-zip only "
+                          "if you made it or trust it like code")
     try:
         data = path.read_bytes()
     except OSError as err:

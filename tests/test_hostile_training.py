@@ -1,0 +1,102 @@
+"""Hostile inputs, round three (issue #49): mixtures, promote, the trainers' outputs and resumes,
+the search's options and configs. Each test names its finding's number in the issue."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from dragonstones_env.bounds import load_yaml
+from dragonstones_env.policies import PolicyError, load_policy, mixture
+from dragonstones_env.policies.checkpoint import expected_layout, unpacked_bytes
+from dragonstones_env.policies.marks import KEY_ENV, check_mark, write_mark
+from tests.checkpoints import write_checkpoint
+from tests.extras import TRAIN, TRAIN_MODULE
+
+ENV = "dragonstones_v1"
+
+
+def _mixture(folder: Path, members: list[tuple[str, float]]) -> Path:
+    return mixture.write(folder, members, ENV, expected_layout(ENV))
+
+
+# ---------------------------------------------------------------------------- 3. one budget
+def test_3_a_folder_listed_eight_times_is_loaded_once(tmp_path):
+    write_checkpoint(tmp_path / "m" / "members" / "net", seed=3)
+    policy = load_policy(str(_mixture(tmp_path / "m", [("members/net", 1.0)] * 8 + [("value", 1.0)] * 2)))
+    assert len(policy.members) == 10 and len({id(m) for m in policy.members}) == 2
+
+
+def test_3_members_over_the_mixtures_budget_are_refused_before_they_load(tmp_path, monkeypatch):
+    for name in ("a", "b", "c"):
+        write_checkpoint(tmp_path / "m" / "members" / name, seed=3, hidden=64)
+    one = unpacked_bytes(tmp_path / "m" / "members" / "a")
+    monkeypatch.setattr(mixture, "MAX_MIXTURE_BYTES", 2 * one)
+    loads = []
+    original = mixture.admit_member
+    monkeypatch.setattr(mixture, "admit_member", lambda *a: (original(*a), loads.append(a[1])))
+    folder = _mixture(tmp_path / "m", [("members/a", 1.0), ("members/b", 1.0), ("members/a", 1.0)])
+    assert len(load_policy(str(folder)).members) == 3  # a twice, counted once: within 2 x one
+    folder = _mixture(tmp_path / "m", [("members/a", 1.0), ("members/b", 1.0), ("members/c", 1.0)])
+    with pytest.raises(PolicyError, match=r"member 'members/c' holds .* over the 0 bytes left of the mixture's "
+                                          r"budget"):
+        load_policy(str(folder))
+
+
+# ---------------------------------------------------------------------------- 15. nesting, weights
+def test_15_nested_mixtures_are_refused_before_loading_however_deep(tmp_path):
+    folder = tmp_path / "m"
+    for _ in range(400):
+        _mixture(folder, [("n", 1.0)])
+        folder = folder / "n"
+    _mixture(folder, [("value", 1.0)])
+    with pytest.raises(PolicyError, match="member 'n' is a mixture; list its members instead"):
+        load_policy(str(tmp_path / "m"))
+
+
+def test_15_weights_whose_sum_overflows_are_refused_clearly(tmp_path):
+    with pytest.raises(PolicyError, match="weights sum beyond a float"):
+        load_policy(str(_mixture(tmp_path / "m", [("value", 1e308), ("random", 1e308)])))
+
+
+# ---------------------------------------------------------------------------- 12. mark before reading
+def test_12_a_model_zip_without_a_mark_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.config import ConfigError
+    from training.train import model_zip_bytes
+
+    model = tmp_path / "model.zip"
+    with model.open("wb") as f:  # sparse: 2 GB on paper, nothing on disk
+        f.truncate(2 * 2**30)
+
+    def read_whole(self):
+        raise AssertionError(f"{self} read whole before its mark was checked")
+
+    monkeypatch.setattr(Path, "read_bytes", read_whole)
+    with pytest.raises(ConfigError, match=r"no model\.zip\.mark"):
+        model_zip_bytes(model, False, "--resume")
+
+
+# ---------------------------------------------------------------------------- minor: the key, YAML
+def test_minor_a_mark_key_others_can_read_is_refused_when_used(tmp_path, monkeypatch):
+    key = tmp_path / "mark.key"
+    monkeypatch.setenv(KEY_ENV, str(key))
+    (tmp_path / "f").write_bytes(b"x")
+    write_mark(tmp_path / "f")
+    assert check_mark(tmp_path / "f") is None
+    key.chmod(0o644)
+    assert "can be read or written by others (mode 644): chmod 600" in check_mark(tmp_path / "f")
+
+
+@pytest.mark.parametrize("text", ["0x" + "f" * 5000, "1" + ":59" * 3000, "0b" + "1" * 20000])
+def test_minor_huge_hex_binary_and_base60_yaml_integers_are_named_not_python_errors(tmp_path, text):
+    value = load_yaml(f"seed: {text}", "c.yaml")["seed"]
+    assert re.fullmatch(r"an integer of \d+ digits", repr(value))  # printable: Python's own repr raises
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.config import ConfigError, load_config
+
+    (tmp_path / "c.yaml").write_text(f"run_name: {text}\n")  # a text key, so the value is printed
+    with pytest.raises(ConfigError, match=r"run_name.*an integer of \d+ digits"):
+        load_config(tmp_path / "c.yaml")
