@@ -238,12 +238,21 @@ class SafeYamlLoader(yaml.SafeLoader):
 SafeYamlLoader.add_constructor("tag:yaml.org,2002:int", SafeYamlLoader.construct_yaml_int)
 
 
-def load_yaml(text: str, where: str) -> Any:
+def load_yaml(text: str, where: str, quote: bool = True) -> Any:
     """The plain data of a YAML text (:class:`SafeYamlLoader`), or an :class:`InputError`
-    starting with ``where``."""
+    starting with ``where``. ``quote=False`` for a file the user did not name: the error gives
+    the problem and its line, never the text around it (a file that is not YAML at all may be
+    anything, a key file included)."""
     try:
         return yaml.load(text, Loader=SafeYamlLoader)
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     except (yaml.YAMLError, RecursionError, ValueError) as err:
-        raise InputError(f"{where} is not valid YAML: {err}") from None
+        raise InputError(f"{where} is not valid YAML: {err if quote else _unquoted(err)}") from None
+
+
+def _unquoted(err: BaseException) -> str:
+    """A YAML error without the snippet of the text PyYAML quotes: its problem and position."""
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{getattr(err, 'problem', None) or type(err).__name__}{where}"

@@ -100,3 +100,27 @@ def test_minor_huge_hex_binary_and_base60_yaml_integers_are_named_not_python_err
     (tmp_path / "c.yaml").write_text(f"run_name: {text}\n")  # a text key, so the value is printed
     with pytest.raises(ConfigError, match=r"run_name.*an integer of \d+ digits"):
         load_config(tmp_path / "c.yaml")
+
+
+# ---------------------------------------------------------------------------- 14. base: confined
+def test_14_a_configs_base_stays_in_its_folder_and_is_never_quoted(tmp_path):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.config import ConfigError, load_config
+
+    secret = tmp_path / "credentials"
+    secret.write_text("[default]\naws_secret_access_key = AKIA-SECRET: [x\n")
+    (tmp_path / "cfg").mkdir()
+    config = tmp_path / "cfg" / "c.yaml"
+    for base, why in [(str(secret), "is an absolute path"), ("../credentials", "leaves the config's folder")]:
+        config.write_text(f"base: {base}\n")
+        with pytest.raises(ConfigError, match=why):
+            load_config(config)
+    (tmp_path / "cfg" / "credentials").write_text(secret.read_text())
+    config.write_text("base: credentials\n")
+    with pytest.raises(ConfigError, match="is not valid YAML") as info:
+        load_config(config)
+    assert "SECRET" not in str(info.value) and "aws" not in str(info.value)
+    (tmp_path / "cfg" / "sub").mkdir()
+    (tmp_path / "cfg" / "sub" / "b.yaml").write_text("n_envs: 2\n")
+    config.write_text("base: sub/b.yaml\n")  # below the folder: allowed
+    assert load_config(config).n_envs == 2
