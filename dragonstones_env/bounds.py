@@ -112,6 +112,16 @@ BOUNDS: Mapping[str, Bound] = {
     "frame_ms": Bound(int, 10, 60_000, "a GIF frame's duration (`dragonstones replay --ms`)"),
     "port": Bound(int, 1, 65_535, "a TCP port (`dragonstones serve --port`)"),
     "pace_ms": Bound(int, 0, 10_000, "the app's delay between two bot moves"),
+    # a search's options in a policy spec (ismcts:simulations=400:...), wherever a spec is accepted
+    "ismcts.simulations": Bound(int, 1, 20_000, "simulations a decision: the default 30 take about 0.5 s, "
+                                                "20,000 about 5 minutes a move"),
+    "ismcts.horizon": Bound(int, 0, 100_000, "decisions a simulation looks ahead (0: to the end): the longest "
+                                             "game allowed (max_steps)"),
+    "ismcts.c": Bound(float, 0.0, 100.0, "UCB1's exploration constant on rewards scaled to 0..1: at 100 the "
+                                         "means no longer matter"),
+    "ismcts.widen": Bound(float, 0.0, 1000.0, "progressive widening: at 1,000 a node considers every legal "
+                                              "action of either game after one visit"),
+    "ismcts.seed": Bound(int, 0, 2**32 - 1, "the search's own seed, as any seed"),
 }
 
 

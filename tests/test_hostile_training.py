@@ -124,3 +124,28 @@ def test_14_a_configs_base_stays_in_its_folder_and_is_never_quoted(tmp_path):
     (tmp_path / "cfg" / "sub" / "b.yaml").write_text("n_envs: 2\n")
     config.write_text("base: sub/b.yaml\n")  # below the folder: allowed
     assert load_config(config).n_envs == 2
+
+
+# ---------------------------------------------------------------------------- 13. search options
+@pytest.mark.parametrize(("spec", "message"), [
+    ("ismcts:simulations=1000000000000", r"simulations=.* simulations per decision, an integer in \[1, 20000\]"),
+    ("ismcts:widen=1e300", r"widen=.*an? finite number in \[0, 1000\]"),
+    ("ismcts:c=1e300", r"c=.*finite number in \[0, 100\]"),
+    ("ismcts:horizon=" + "9" * 5000, r"horizon=.*an integer in \[0, 100000\]"),
+    ("ismcts:seed=4294967296", r"seed=.*an integer in \[0, 4294967295\]"),
+])
+def test_13_search_options_are_bounded_wherever_a_spec_is_loaded(spec, message):
+    with pytest.raises(PolicyError, match=message):
+        load_policy(spec)
+
+
+@pytest.mark.parametrize("overrides", [
+    ['league.pool=["ismcts:simulations=1000000000000"]', "league.mix={pool: 0.1}"],
+    ["imitate.teacher=ismcts:simulations=1000000000000"],
+])
+def test_13_a_configs_specs_are_bounded_before_a_run_starts(overrides):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.config import ConfigError, check_sources, load_config
+
+    with pytest.raises(ConfigError, match=r"simulations per decision, an integer in \[1, 20000\]"):
+        check_sources(load_config(None, overrides))
