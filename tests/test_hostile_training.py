@@ -149,3 +149,37 @@ def test_13_a_configs_specs_are_bounded_before_a_run_starts(overrides):
 
     with pytest.raises(ConfigError, match=r"simulations per decision, an integer in \[1, 20000\]"):
         check_sources(load_config(None, overrides))
+
+
+# ---------------------------------------------------------------------------- 4. promote
+def test_4_promote_refuses_a_symlink_instead_of_copying_what_it_points_to(tmp_path):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.promote import promote
+
+    private = tmp_path / "private.key"
+    private.write_text("secret")
+    source = write_checkpoint(tmp_path / "runs" / "mine", seed=1)
+    for name in ("value.npz", "training_curve.png"):
+        (source / name).symlink_to(private)
+        with pytest.raises(PolicyError, match=f"{name} is a symbolic link; promote copies plain files only"):
+            promote(source, tmp_path / "policies" / "mine")
+        assert not (tmp_path / "policies").exists()
+        (source / name).unlink()
+    (source / "training_curve.png").write_text("secret")  # a plain file, but not what it claims to be
+    with pytest.raises(PolicyError, match="is not a PNG image"):
+        promote(source, tmp_path / "policies" / "mine")
+
+
+def test_4_promote_writes_nothing_outside_its_destination(tmp_path):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.promote import promote
+
+    shipped = write_checkpoint(tmp_path / "policies" / "champion-mixture" / "members" / "v5", seed=1)
+    before = (shipped / "policy.npz").read_bytes()
+    source = tmp_path / "runs" / "champion-mixture"
+    write_checkpoint(source / "members" / "v5", seed=2)
+    _mixture(source, [("../champion-mixture/members/v5", 1.0)])  # resolves inside the source
+    with pytest.raises(PolicyError, match="outside"):
+        promote(source, tmp_path / "policies" / "new")
+    assert (shipped / "policy.npz").read_bytes() == before
+    assert not (tmp_path / "policies" / "new").exists()
