@@ -122,6 +122,13 @@ BOUNDS: Mapping[str, Bound] = {
     "ismcts.widen": Bound(float, 0.0, 1000.0, "progressive widening: at 1,000 a node considers every legal "
                                               "action of either game after one visit"),
     "ismcts.seed": Bound(int, 0, 2**32 - 1, "the search's own seed, as any seed"),
+    # python -m training.meta's flags besides --players, --games, --workers and --seed (rows above)
+    "meta.grid": Bound(int, 2, 50, "weights in steps of 1/grid (and the mixtures it implies, meta.mixtures)"),
+    "meta.mixtures": Bound(int, 1, 2_000_000, "mixtures on the grid, C(grid + members - 1, members - 1): "
+                                              "2 M rows of 8 weights are about 0.5 GB while they are built "
+                                              "(grid 20 of 8 members: 888,030)"),
+    "meta.pure_games": Bound(int, 0, 10**5, "games of each ordered pair of members (8 members: 56 pairs, 5.6 M "
+                                            "games at most)"),
 }
 
 
@@ -163,6 +170,7 @@ FILE_BYTES: Mapping[str, int] = {
     # a saved teacher collection (imitate.demonstrations), its arrays as unpacked: about 6 kB a
     # decision, so 1,000 DrachenSchatten search games ~110 MB, a 12,000-game Fist clone ~3.8 GB
     "demonstrations": 8000 * MB,
+    "meta": 64 * MB,  # training.meta's --cells, a previous meta.json (8 members at 4 players: ~50 kB)
 }
 
 

@@ -183,3 +183,103 @@ def test_4_promote_writes_nothing_outside_its_destination(tmp_path):
         promote(source, tmp_path / "policies" / "new")
     assert (shipped / "policy.npz").read_bytes() == before
     assert not (tmp_path / "policies" / "new").exists()
+
+
+# ---------------------------------------------------------------------------- 11. training.meta
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--seed", "-1"], "argument --seed: must be an integer in [0, 4294967295], got -1"),
+    (["--grid", "51"], "argument --grid: must be an integer in [2, 50], got 51"),
+    (["--grid", "50"], "--grid 50 of 8 members makes 264,385,836 mixtures: meta.mixtures: must be an integer in"),
+    (["--workers", "1000"], "argument --workers: must be an integer in [1, 32]"),
+    (["--pure-games", "-1"], "argument --pure-games: must be an integer in [0, 100000]"),
+    (["--players", "99"], "argument --players: must be an integer in [2, 6]"),
+    (["--cells", "/dev/zero"], "more than 64000000 bytes"),
+])
+def test_11_metas_flags_are_bounded_and_its_cells_read_within_limits(tmp_path, capsys, argv, message):
+    from training.meta import main as meta
+
+    members = ["random", "heuristic", "value", "aggressor", "miser", "collector", "hoarder", "rusher"]
+    try:
+        code = meta(["--members", *members, "--games", "0", "--cells", str(tmp_path / "none.json"),
+                     "--out", str(tmp_path / "out"), *argv])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_11_deep_cells_are_refused_not_a_recursion_error(tmp_path, capsys):
+    from training.meta import main as meta
+
+    (tmp_path / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
+    assert meta(["--members", "random", "value", "--games", "0", "--cells", str(tmp_path / "deep.json"),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "not a meta.json of this module (RecursionError" in capsys.readouterr().err
+
+
+def test_11_every_numeric_flag_of_meta_has_a_bound():
+    from training.meta import build_parser
+
+    unbounded = [a.option_strings for a in build_parser()._actions
+                 if a.type in (int, float) or (isinstance(a.default, int) and not isinstance(a.default, bool)
+                                               and not hasattr(a.type, "bound"))]
+    assert not unbounded
+
+
+# ---------------------------------------------------------------------------- 5. outputs
+def test_5_meta_refuses_an_existing_mixture_card_and_the_shipped_folder(tmp_path, monkeypatch, capsys):
+    from training.meta import main as meta
+
+    shipped = _shipped(tmp_path, monkeypatch)
+
+    existing = write_checkpoint(tmp_path / "ckpt", seed=1)
+    card = (existing / "card.json").read_text()
+    args = ["--members", "random", "value", "--games", "2", "--workers", "1", "--grid", "2"]
+    assert meta([*args, "--out", str(tmp_path / "m"), "--write-mixture", str(existing)]) == 2
+    assert "--write-mixture" in capsys.readouterr().err and (existing / "card.json").read_text() == card
+    assert not (tmp_path / "m").exists()
+    assert meta([*args, "--out", str(tmp_path / "m"), "--write-mixture", str(shipped / "x")]) == 2
+    assert "inside the shipped checkpoints' folder" in capsys.readouterr().err
+    assert not (shipped / "x").exists()
+
+
+def _shipped(tmp_path, monkeypatch) -> Path:
+    """A stand-in for the shipped folder (a test that fails must not replace the real champion)."""
+    import training.outputs
+
+    shipped = tmp_path / "policies"
+    write_checkpoint(shipped / "champion", seed=5)
+    monkeypatch.setattr(training.outputs, "shipped_dir", lambda: shipped)
+    return shipped
+
+
+def test_5_train_refuses_the_shipped_folder_and_an_existing_result(tmp_path, monkeypatch, capsys):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.train import main as train
+
+    shipped = _shipped(tmp_path, monkeypatch)
+    champion = (shipped / "champion" / "policy.npz").read_bytes()
+    base = ["--set", f"runs_dir={tmp_path / 'runs'}", "--set", "run_name=champion", "--set", "total_timesteps=64",
+            "--set", "n_envs=1", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32"]
+    assert train([*base, "--set", f"out_dir={shipped}"]) == 2
+    assert "inside the shipped checkpoints' folder" in capsys.readouterr().err
+    assert (shipped / "champion" / "policy.npz").read_bytes() == champion
+    write_checkpoint(tmp_path / "out" / "champion", seed=1)
+    assert train([*base, "--set", f"out_dir={tmp_path / 'out'}"]) == 2
+    assert "exists and is not empty: pass --overwrite" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_5_the_exploiter_refuses_the_shipped_folder_and_a_non_empty_out(tmp_path, monkeypatch, capsys):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    pytest.importorskip("matplotlib")
+    from training.exploit import main as exploit
+
+    shipped = _shipped(tmp_path, monkeypatch)
+    for out, why in [(shipped / "champion", "inside the shipped checkpoints' folder"),
+                     (write_checkpoint(tmp_path / "mine", seed=1), "exists and is not empty: pass --overwrite")]:
+        before = (out / "policy.npz").read_bytes()
+        with pytest.raises(SystemExit) as info:
+            exploit(["--out", str(out), "--timesteps", "1"])
+        assert info.value.code == 2 and why in capsys.readouterr().err
+        assert (out / "policy.npz").read_bytes() == before
