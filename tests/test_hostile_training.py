@@ -3,9 +3,11 @@ the search's options and configs. Each test names its finding's number in the is
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dragonstones_env.bounds import load_yaml
@@ -283,3 +285,34 @@ def test_5_the_exploiter_refuses_the_shipped_folder_and_a_non_empty_out(tmp_path
             exploit(["--out", str(out), "--timesteps", "1"])
         assert info.value.code == 2 and why in capsys.readouterr().err
         assert (out / "policy.npz").read_bytes() == before
+
+
+# ---------------------------------------------------------------------------- 10. demonstrations
+def _header_only(entries: dict[str, tuple[tuple[int, ...], str]], path: Path) -> Path:
+    """An .npz whose entries are .npy headers claiming ``shape`` and ``dtype``, with no data."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        buffer = io.BytesIO()
+        np.save(buffer, np.array(json.dumps({})))
+        z.writestr("identity.npy", buffer.getvalue())
+        for name, (shape, dtype) in entries.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array_header_1_0(buffer, {"descr": dtype, "fortran_order": False, "shape": shape})
+            z.writestr(f"{name}.npy", buffer.getvalue())  # the header writes its magic
+    return path
+
+
+@pytest.mark.parametrize(("entries", "message"), [
+    ({"targets": ((1, 10**8), "<i8")}, r"targets\.npy has rows of shape \(100000000,\)"),
+    ({"observations": ((2**40,), "<f4")}, r"headers claim 43980465113\d\d bytes; a collection holds at most"),
+])
+def test_10_demonstrations_are_bounded_by_their_headers_before_reading(tmp_path, entries, message):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.imitate import ARRAYS, load_demonstrations
+
+    arrays = {name: ((1, 8), "<f4") for name in (*ARRAYS, "games", "wins")} | entries
+    path = _header_only(arrays, tmp_path / "demos.npz")
+    with pytest.raises(ValueError, match=message):
+        load_demonstrations(path, {}, 8, 8)
