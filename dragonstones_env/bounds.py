@@ -121,6 +121,23 @@ BOUNDS: Mapping[str, Bound] = {
                                                  "whole server (default 120)"),
     "app.all_human_idle_seconds": Bound(float, 60.0, 7 * 24 * 3600.0, "an unfinished table of humans only, "
                                         "nobody asking about it, expires after this (default an hour)"),
+    # a search's options in a policy spec (ismcts:simulations=400:...), wherever a spec is accepted
+    "ismcts.simulations": Bound(int, 1, 20_000, "simulations a decision: the default 30 take about 0.5 s, "
+                                                "20,000 about 5 minutes a move"),
+    "ismcts.horizon": Bound(int, 0, 100_000, "decisions a simulation looks ahead (0: to the end): the longest "
+                                             "game allowed (max_steps)"),
+    "ismcts.c": Bound(float, 0.0, 100.0, "UCB1's exploration constant on rewards scaled to 0..1: at 100 the "
+                                         "means no longer matter"),
+    "ismcts.widen": Bound(float, 0.0, 1000.0, "progressive widening: at 1,000 a node considers every legal "
+                                              "action of either game after one visit"),
+    "ismcts.seed": Bound(int, 0, 2**32 - 1, "the search's own seed, as any seed"),
+    # python -m training.meta's flags besides --players, --games, --workers and --seed (rows above)
+    "meta.grid": Bound(int, 2, 50, "weights in steps of 1/grid (and the mixtures it implies, meta.mixtures)"),
+    "meta.mixtures": Bound(int, 1, 2_000_000, "mixtures on the grid, C(grid + members - 1, members - 1): "
+                                              "2 M rows of 8 weights are about 0.5 GB while they are built "
+                                              "(grid 20 of 8 members: 888,030)"),
+    "meta.pure_games": Bound(int, 0, 10**5, "games of each ordered pair of members (8 members: 56 pairs, 5.6 M "
+                                            "games at most)"),
 }
 
 
@@ -162,6 +179,7 @@ FILE_BYTES: Mapping[str, int] = {
     # a saved teacher collection (imitate.demonstrations), its arrays as unpacked: about 6 kB a
     # decision, so 1,000 DrachenSchatten search games ~110 MB, a 12,000-game Fist clone ~3.8 GB
     "demonstrations": 8000 * MB,
+    "meta": 64 * MB,  # training.meta's --cells, a previous meta.json (8 members at 4 players: ~50 kB)
 }
 
 
@@ -197,7 +215,9 @@ class HugeInt(int):
     def __new__(cls, text: str) -> HugeInt:
         negative = text.startswith("-")
         self = super().__new__(cls, -(10**40) if negative else 10**40)
-        self.digits = sum(ch.isdigit() for ch in text)
+        body = text.lstrip("+-")
+        body = body[2:] if body[:2].lower() in ("0x", "0b", "0o") else body  # hex, binary: their digits
+        self.digits = sum(ch.isalnum() for ch in body)
         return self
 
     def __repr__(self) -> str:
@@ -236,18 +256,30 @@ class SafeYamlLoader(yaml.SafeLoader):
         text = str(self.construct_scalar(node))
         if _LONG_INT.fullmatch(text):
             return HugeInt(text)
-        return super().construct_yaml_int(node)
+        value = super().construct_yaml_int(node)
+        # a hex, binary or base-60 form as large: printing it in a message would raise Python's
+        # 4,300-digit conversion error instead of the message
+        return HugeInt(text) if abs(value) >= 10**30 else value
 
 
 SafeYamlLoader.add_constructor("tag:yaml.org,2002:int", SafeYamlLoader.construct_yaml_int)
 
 
-def load_yaml(text: str, where: str) -> Any:
+def load_yaml(text: str, where: str, quote: bool = True) -> Any:
     """The plain data of a YAML text (:class:`SafeYamlLoader`), or an :class:`InputError`
-    starting with ``where``."""
+    starting with ``where``. ``quote=False`` for a file the user did not name: the error gives
+    the problem and its line, never the text around it (a file that is not YAML at all may be
+    anything, a key file included)."""
     try:
         return yaml.load(text, Loader=SafeYamlLoader)
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     except (yaml.YAMLError, RecursionError, ValueError) as err:
-        raise InputError(f"{where} is not valid YAML: {err}") from None
+        raise InputError(f"{where} is not valid YAML: {err if quote else _unquoted(err)}") from None
+
+
+def _unquoted(err: BaseException) -> str:
+    """A YAML error without the snippet of the text PyYAML quotes: its problem and position."""
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{getattr(err, 'problem', None) or type(err).__name__}{where}"

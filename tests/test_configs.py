@@ -38,10 +38,11 @@ def test_merge_overrides_keys_and_merges_sections():
 
 
 def test_a_config_on_a_base_takes_its_keys_and_overrides_some(tmp_path):
-    _write(tmp_path, "parent.yaml", {"run_name": "parent", "seed": 3, "ppo": {"n_steps": 64, "batch_size": 32}})
-    (tmp_path / "sub").mkdir()
-    child = _write(tmp_path / "sub", "child.yaml", {"base": "../parent.yaml", "run_name": "child",
-                                                    "ppo": {"batch_size": 16}})
+    (tmp_path / "sub").mkdir()  # a base is in its config's folder or below it (issue #49)
+    _write(tmp_path / "sub", "parent.yaml", {"run_name": "parent", "seed": 3,
+                                             "ppo": {"n_steps": 64, "batch_size": 32}})
+    child = _write(tmp_path, "child.yaml", {"base": "sub/parent.yaml", "run_name": "child",
+                                            "ppo": {"batch_size": 16}})
     cfg = load_config(child, ["ppo.n_steps=128"])
     assert (cfg.run_name, cfg.seed, cfg.ppo.n_steps, cfg.ppo.batch_size) == ("child", 3, 128, 16)
 

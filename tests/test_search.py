@@ -354,7 +354,7 @@ def test_the_search_needs_the_game_and_a_game_with_a_sampler():
 
 
 @pytest.mark.parametrize(("spec", "words"), [
-    ("ismcts:simulations=0", "simulations is simulations per decision, an int >= 1"),
+    ("ismcts:simulations=0", "simulations is simulations per decision, an integer in [1, 20000]"),
     ("ismcts:simulations=ten", "'ten' is not allowed"),
     ("ismcts:sims=10", "unknown option 'sims'"),
     ("ismcts:simulations", "is not key=value"),

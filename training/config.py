@@ -148,10 +148,10 @@ def check_path(key: str, value: Any, empty_ok: bool = False) -> None:
     need(len(value) <= MAX_PATH, key, f"a path of at most {MAX_PATH} characters, got {len(value)}")
 
 
-def _load_yaml(text: str, where: str) -> Any:
+def _load_yaml(text: str, where: str, quote: bool = True) -> Any:
     """YAML without aliases, a key once per mapping (dragonstones_env/bounds.py's loader)."""
     try:
-        return bounds.load_yaml(text, where)
+        return bounds.load_yaml(text, where, quote)
     except bounds.InputError as err:
         raise ConfigError(str(err)) from None
 
@@ -553,7 +553,8 @@ def read_file(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
         text = bounds.read_text_limited(path, "config")
     except (OSError, bounds.InputError) as err:
         raise ConfigError(f"cannot read config {path}: {err}") from None
-    data = _load_yaml(text, f"config {path}")
+    # a base is named by a file, not the user: its text is never quoted back in an error
+    data = _load_yaml(text, f"config {path}", quote=not chain)
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ConfigError(f"config {path}: expected a mapping of keys, got {type(data).__name__}")
@@ -562,12 +563,26 @@ def read_file(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     base = data.pop("base")
     if not isinstance(base, str) or not base.strip():
         raise ConfigError(f"config {path}: base: expected the path of another config, got {base!r}")
-    base_path = (path.parent / base).resolve()
+    base_path = base_file(path, base)
     if base_path in chain or base_path == path.resolve():
         raise ConfigError(f"config {path}: base: {base} makes a cycle ({' -> '.join(str(p) for p in chain)})")
     if len(chain) >= MAX_BASE_DEPTH:
         raise ConfigError(f"config {path}: base: more than {MAX_BASE_DEPTH} configs deep")
     return merge(read_file(base_path, (*chain, path.resolve())), data)
+
+
+def base_file(path: Path, base: str) -> Path:
+    """The file a config's ``base:`` names: a relative path inside the config's own folder (a
+    shared config cannot pull in ``/home/me/.aws/credentials`` or ``../../elsewhere.yaml``)."""
+    folder = path.parent.resolve()
+    if Path(base).is_absolute():
+        raise ConfigError(f"config {path}: base: {base[:200]!r} is an absolute path; a base is a config in "
+                          f"the same folder or below it ({folder}), named relative to it")
+    base_path = (folder / base).resolve()
+    if folder not in base_path.parents:
+        raise ConfigError(f"config {path}: base: {base[:200]!r} leaves the config's folder ({folder}); a base "
+                          "is a config in the same folder or below it")
+    return base_path
 
 
 def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:

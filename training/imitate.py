@@ -36,6 +36,7 @@ The teacher and everything else come from the ``imitate`` section of the config
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -248,6 +249,7 @@ def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: in
     if differences:
         raise ValueError(f"{path} holds the demonstrations of other settings ({'; '.join(differences)}): "
                          "delete it to collect again, or name another file")
+    _check_headers(path, obs_size, num_actions)
     arrays = _read_arrays(path)
     games, wins = arrays.pop("games"), arrays.pop("wins")
     _check_shapes(path, arrays, obs_size, num_actions)
@@ -256,6 +258,31 @@ def load_demonstrations(path: str | Path, identity: dict[str, Any], obs_size: in
         raise ValueError(f"{path}: games {games!r} and wins {wins!r} must be counts with 0 <= wins <= games >= 1")
     _check_values(path, arrays, num_actions)
     return Demonstrations(**arrays, games=int(games), wins=float(wins))
+
+
+def _check_headers(path: str | Path, obs_size: int, num_actions: int) -> None:
+    """Each entry's shape from its ``.npy`` header, before any is read: no row wider than the game's
+    observation or action count (1e8-wide targets in 1.17 MB unpacked to 1.2 GB), and the bytes the
+    headers claim within ``FILE_BYTES["demonstrations"]`` (a header claiming 4 TiB is refused by
+    name, not a MemoryError)."""
+    limit, width, claimed = FILE_BYTES["demonstrations"], max(obs_size, num_actions), 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name in archive.namelist():
+                with archive.open(name) as f:
+                    version = np.lib.format.read_magic(f)
+                    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                        np.lib.format.read_array_header_2_0
+                    shape, _, dtype = read(f)
+                if any(int(n) > width for n in shape[1:]):
+                    raise ValueError(f"{path}: {name} has rows of shape {tuple(shape[1:])}; this game's are at "
+                                     f"most {width} wide")
+                claimed += math.prod(int(n) for n in shape) * np.dtype(dtype).itemsize
+    except (OSError, zipfile.BadZipFile, EOFError) as err:
+        raise ValueError(f"{path} is not a saved collection of demonstrations ({err})") from None
+    if claimed > limit:
+        raise ValueError(f"{path}: its arrays' headers claim {claimed} bytes; a collection holds at most {limit} "
+                         "(dragonstones_env/bounds.py FILE_BYTES)")
 
 
 def _read_arrays(path: str | Path) -> dict[str, np.ndarray]:

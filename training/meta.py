@@ -46,12 +46,17 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env import bounds
+from dragonstones_env.bounds import BOUNDS, InputError
+from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.evaluation.facts import EvaluationError, check_bounded, player_range
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
 from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, expected_layout
 from dragonstones_env.policies.registry import available, shipped, shipped_dir
 from dragonstones_env.registry import get as get_game
+
+from .outputs import OutputError, check_output
 
 
 @dataclass
@@ -196,16 +201,21 @@ def play_pure(game: EmpiricalGame, games: int, seed: int, workers: int, game_id:
     play_rows(game, rows, seed + 1_000_000, workers, game_id, progress, "alone-vs-copies games")
 
 
+def _short(err: BaseException) -> str:
+    text = f"{type(err).__name__}: {err}" if isinstance(err, RecursionError) else str(err)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def read_cells(path: Path, members: Sequence[str], players: int) -> EmpiricalGame:
     """The empirical game a previous run wrote (its meta.json), to add games to or solve again."""
-    try:
-        data = json.loads(path.read_text())
+    try:  # at most FILE_BYTES["meta"], nested as a meta.json is (not /dev/zero, not 100k brackets deep)
+        data = json.loads(bounds.read_text_limited(path, "meta", "meta.json"))
         cells = data["cells"]
         game = EmpiricalGame.empty(members, players)
         wins, seats = np.array(cells["wins"], np.float64), np.array(cells["seats"], np.float64)
         same = data["members"] == list(members) and data["players"] == players
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise EvaluationError(f"--cells {path}: not a meta.json of this module ({err})") from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as err:
+        raise EvaluationError(f"--cells {path}: not a meta.json of this module ({_short(err)})") from None
     if not same or wins.shape != game.wins.shape or seats.shape != game.seats.shape:
         raise EvaluationError(f"--cells {path}: its members and players must be these ({', '.join(members)}; "
                               f"{players})")
@@ -250,36 +260,70 @@ def parse_floor(items: Sequence[str], members: Sequence[str]) -> dict[int, float
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _games(text: str) -> int:
+    """--games: 0 (with --cells: no new games) or the ``games`` row."""
+    return 0 if text.strip() == "0" else bounded("games")(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every number a flag of the bounds table's (dragonstones_env/bounds.py: players, games,
+    workers, seed, meta.*), checked as it is parsed."""
     parser = argparse.ArgumentParser(prog="python -m training.meta", description=__doc__.split("\n\n")[0])
     parser.add_argument("--members", nargs="+", required=True, help="policy specs of the population")
     parser.add_argument("--game", default="dragonstones")
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", type=int, default=4000, help="games of uniform line-ups (0 with --cells)")
-    parser.add_argument("--pure-games", type=int, default=0, metavar="N",
+    parser.add_argument("--players", type=bounded("players"), default=4)
+    _games.bound = BOUNDS["games"]  # type: ignore[attr-defined]  # 0 too, with --cells
+    parser.add_argument("--games", type=_games, default=4000, help="games of uniform line-ups (0 with --cells)")
+    parser.add_argument("--pure-games", type=bounded("meta.pure_games"), default=0, metavar="N",
                         help="also N games of each member alone against copies of each other member")
     parser.add_argument("--cells", metavar="META_JSON", help="start from the games of a previous run's meta.json")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--grid", type=int, default=20, help="weights in steps of 1/GRID")
+    parser.add_argument("--workers", type=bounded("workers"), default=2)
+    parser.add_argument("--seed", type=bounded("seed"), default=0)
+    parser.add_argument("--grid", type=bounded("meta.grid"), default=20, help="weights in steps of 1/GRID")
     parser.add_argument("--min-alone", nargs="*", default=[], metavar="MEMBER=RATE",
                         help="only mixtures that alone against n-1 copies of MEMBER win at least RATE")
     parser.add_argument("--out", required=True, help="folder for meta.json")
     parser.add_argument("--write-mixture", metavar="FOLDER", help="also write the chosen mixture as a policy folder")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into --out and --write-mixture even if they exist and are not empty")
+    return parser
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """--out and --write-mixture, before any game is played: new folders, or --overwrite; never
+    inside the shipped checkpoints (training/outputs.py)."""
+    try:
+        check_output(args.out, "--out", args.overwrite)
+        if args.write_mixture:
+            check_output(args.write_mixture, "--write-mixture", args.overwrite)
+    except OutputError as err:
+        raise EvaluationError(str(err)) from None
+
+
+def check_grid(members: int, grid: int) -> None:
+    """The grid's mixtures, C(grid + members - 1, members - 1), within ``meta.mixtures`` (grid 50
+    of 8 members is 264 M of them: a MemoryError)."""
+    count = math.comb(grid + members - 1, members - 1)
+    try:
+        BOUNDS["meta.mixtures"].check(count, "meta.mixtures")
+    except InputError as err:
+        raise EvaluationError(f"--grid {grid} of {members} members makes {count:,} mixtures: {err}; use a "
+                              "coarser --grid") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        check_outputs(args)
         low, high = player_range(args.game)
         if not low <= args.players <= high:
             raise EvaluationError(f"{args.game} is played by {low} to {high} players, got --players {args.players}")
         if args.games or not args.cells:
             check_bounded("games", args.games)
-        if args.pure_games:
-            check_bounded("games", args.pure_games)
-        check_bounded("workers", args.workers)
         if not 2 <= len(args.members) <= 8 or len(set(args.members)) != len(args.members):
             raise EvaluationError("--members: give 2 to 8 distinct policy specs")
-        if not 2 <= args.grid <= 50:
-            raise EvaluationError("--grid must be 2..50")
+        check_grid(len(args.members), args.grid)
         floors = parse_floor(args.min_alone, args.members)
         started = time.time()
         empirical = read_cells(Path(args.cells), args.members, args.players) if args.cells else \

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -39,7 +40,9 @@ from dragonstones_env.policies.checkpoint import (
     save_mlp,
 )
 
-SHIPPED_FILES = (CARD_FILE, POLICY_FILE, VALUE_FILE, "training_curve.png")
+CURVE_FILE = "training_curve.png"
+SHIPPED_FILES = (CARD_FILE, POLICY_FILE, VALUE_FILE, CURVE_FILE)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_FILE_BYTES = 5 * 1024 * 1024  # the repository's limit for one file (tests/test_package.py)
 
 
@@ -53,7 +56,9 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
         folders += [Path(name) for name in members if (source / name).is_dir()]
     else:
         load_checkpoint(source, str(source), seed=0, deterministic=True)  # a PolicyError names what is wrong
-    files = [folder / name for folder in folders for name in SHIPPED_FILES if (source / folder / name).is_file()]
+    files = shipped_files(source, folders)
+    for f in files:
+        inside_dest(dest, f)
     # float16 weights are made (and refused) in memory, before the sizes are checked and dest is touched
     envs = {folder: read_card(source / folder, str(source / folder))["env"] for folder in folders} if half else {}
     halves = {f: _half(source / f, envs[f.parent]) for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
@@ -74,6 +79,44 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
         else:
             written.append(Path(shutil.copy2(source / f, dest / f)))
     return written
+
+
+def shipped_files(source: Path, folders: list[Path]) -> list[Path]:
+    """The files of :data:`SHIPPED_FILES` in each folder, relative to ``source``, each a plain
+    file checked as what it claims to be: a symbolic link (to a private file, say) is refused,
+    never followed; ``value.npz`` is read as a critic, the curve must be a PNG."""
+    files = []
+    for folder in folders:
+        for name in SHIPPED_FILES:
+            path = source
+            for part in (folder / name).parts:  # the file and every folder between it and source
+                path = path / part
+                if path.is_symlink():
+                    raise PolicyError(f"{path} is a symbolic link; promote copies plain files only (copy the "
+                                      "file it points to into the run folder if it belongs there)")
+            if not path.exists():
+                continue
+            if not path.is_file():
+                raise PolicyError(f"{path} is not a plain file; promote copies plain files only")
+            if name == VALUE_FILE:
+                read_mlp(path, game_spaces(read_card(source / folder, str(source / folder))["env"])[0], 1)
+            if name == CURVE_FILE:
+                with path.open("rb") as f:
+                    if f.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+                        raise PolicyError(f"{path} is not a PNG image")
+            files.append(folder / name)
+    return files
+
+
+def inside_dest(dest: Path, relative: Path) -> Path:
+    """``dest / relative``, refused unless it lies inside ``dest`` (a member named
+    ``../champion-mixture/members/v5`` resolves inside the source and would be written beside dest)."""
+    root = Path(os.path.abspath(dest))
+    target = Path(os.path.normpath(root / relative))
+    if root not in target.parents:
+        raise PolicyError(f"{relative} would be written to {target}, outside {dest}; a mixture's members are "
+                          "folders inside it, named without '..'")
+    return target
 
 
 def _half(npz: Path, env: str) -> bytes:

@@ -47,6 +47,7 @@ from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import FolderVersions, publish_latest
+from training.outputs import OutputError, check_output
 
 from . import anchor, envs, evals, progress, start  # envs.make_vec_env looked up at call time (tests replace it)
 from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
@@ -100,7 +101,12 @@ def new_model(venv: Any, p: PPO, seed: int, device: str = "cpu",
 def model_zip_bytes(path: Path, trust: bool, flag: str) -> bytes:
     """The bytes of a ``model.zip`` about to be unpickled: marked by this machine (their hash is the
     mark's: dragonstones_env/policies/marks.py), or trusted with ``--trust-model-zip``; else a
-    ConfigError. The bytes checked are the bytes loaded: the file cannot change in between."""
+    ConfigError. The bytes checked are the bytes loaded: the file cannot change in between. What
+    can be refused without the file (no mark, no key) is, before it is read (a sparse 2 GB file was)."""
+    why = marks.precheck_mark(path)
+    if why is not None and not trust:
+        raise ConfigError(f"{flag}: {why}. Unpickling it can run any code it holds: add --trust-model-zip only "
+                          "if you made it or trust it like code")
     try:
         data = path.read_bytes()
     except OSError as err:
@@ -474,6 +480,11 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
     if not args.resume and not args.overwrite and run.root.exists() and any(run.root.iterdir()):
         raise ConfigError(f"{run.root} exists: use --resume to continue it, --overwrite to start it again, "
                           "or another run_name")
+    try:  # a resumed run writes its own result again
+        check_output(run.root, "runs_dir/run_name", overwrite=True)
+        check_output(run.out, "out_dir/run_name", overwrite=args.overwrite or args.resume)
+    except OutputError as err:
+        raise ConfigError(str(err)) from None
     if args.resume and not (run.checkpoint / "model.zip").is_file():
         raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
     if args.resume:
@@ -500,8 +511,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     torch.set_num_threads(cfg.torch_threads)
     threadpool_limits(cfg.torch_threads)  # numpy's BLAS too: the in-process collector's forward passes
-    if args.overwrite and not args.resume and run.root.exists():
-        shutil.rmtree(run.root)
+    if args.overwrite and not args.resume:  # the run and its result, replaced whole
+        for folder in (run.root, run.out):
+            if folder.is_dir():
+                shutil.rmtree(folder)
     created = not run.root.exists()
     run.root.mkdir(parents=True, exist_ok=True)
     (run.root / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")

@@ -88,10 +88,8 @@ def _npy_header(archive: zipfile.ZipFile, name: str, where: str) -> tuple[tuple[
     return tuple(int(n) for n in shape), np.dtype(dtype)
 
 
-def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
-    """The weights and activation of an MLP file, checked (see the module docstring): ``policy.npz``
-    (``num_actions`` outputs: the game's action count) or ``value.npz`` (1 output)."""
-    where = str(npz)
+def _npz_headers(npz: Path, where: str) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Each ``.npy`` entry's shape and dtype, from the headers alone (no array data read)."""
     if not zipfile.is_zipfile(npz):
         raise PolicyError(f"{where}: not an npz archive (corrupt or truncated)")
     try:
@@ -106,6 +104,26 @@ def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.
                 headers[name[:-4]] = _npy_header(archive, name, where)
     except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
         raise PolicyError(f"{where}: cannot read the archive ({type(err).__name__}: {err})") from None
+    return headers
+
+
+def unpacked_bytes(folder: Path) -> int:
+    """The bytes a checkpoint folder's weights take once loaded as float32 (``policy.npz`` and
+    ``value.npz``), from the npz headers alone: what a mixture counts against its budget before
+    it loads a member."""
+    total = 0
+    for name in (POLICY_FILE, VALUE_FILE):
+        if (folder / name).is_file():
+            headers = _npz_headers(folder / name, str(folder / name))
+            total += 4 * sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())
+    return total
+
+
+def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights and activation of an MLP file, checked (see the module docstring): ``policy.npz``
+    (``num_actions`` outputs: the game's action count) or ``value.npz`` (1 output)."""
+    where = str(npz)
+    headers = _npz_headers(npz, where)
     # From the headers, before any array is read (a zip bomb stops here): the bytes the entries
     # hold in their own dtype, and the bytes of float32 weights they become.
     numbers = sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())

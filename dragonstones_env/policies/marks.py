@@ -24,6 +24,7 @@ import hmac
 import json
 import os
 import secrets
+import warnings
 from pathlib import Path
 
 from dragonstones_env.bounds import InputError, read_limited
@@ -57,11 +58,28 @@ def _key(create: bool) -> bytes | None:
         else:
             with os.fdopen(fd, "wb") as f:
                 f.write(secrets.token_bytes(_KEY_BYTES))
+    if key_problem(path) is not None:
+        return None
     try:
         key = path.read_bytes()[: _KEY_BYTES + 1]
     except OSError:
         return None
     return key if len(key) == _KEY_BYTES else None
+
+
+def key_problem(path: Path) -> str | None:
+    """Why the key file cannot be trusted, checked each time it is used (not only when made): a
+    key others can read or write lets them forge marks. None when it is this user's alone, or absent."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None  # no key: the callers say so
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return f"the mark key {path} belongs to another user (uid {info.st_uid})"
+    if info.st_mode & 0o077:
+        return (f"the mark key {path} can be read or written by others (mode {info.st_mode & 0o777:o}): "
+                f"chmod 600 {path}, or delete it to make a new one (marks made with it are then refused)")
+    return None
 
 
 def _hmac(key: bytes, sha256: str) -> str:
@@ -98,6 +116,8 @@ def write_mark(path: str | Path, sha256: str | None = None) -> Path:
     path = Path(path)
     sha256 = sha256 or digest(path)
     key = _key(create=True)
+    if key is None and key_problem(key_path()):  # readers will refuse this mark: say why now
+        warnings.warn(f"{key_problem(key_path())}; {path}'s mark is written without it", stacklevel=2)
     mark = {"file": path.name, "sha256": sha256, "hmac_sha256": None if key is None else _hmac(key, sha256)}
     out = mark_path(path)
     out.write_text(json.dumps(mark, indent=2) + "\n")
@@ -108,10 +128,8 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def check_mark(path: str | Path, sha256: str | None = None) -> str | None:
-    """None when ``path`` (a file or folder, of :func:`digest` ``sha256`` if given: the hash of the
-    bytes about to be loaded) carries this machine's mark; else why not, in words."""
-    path = Path(path)
+def _read_mark(path: Path) -> dict | str:
+    """The mark of ``path`` as a dict, or why there is no usable one."""
     mark_file = mark_path(path)
     if not mark_file.is_file():
         return f"{path} has no {mark_file.name}: it was not written by training on this machine (or before marks)"
@@ -121,9 +139,34 @@ def check_mark(path: str | Path, sha256: str | None = None) -> str | None:
         return f"{mark_file} is not a readable mark ({err})"
     if not isinstance(mark, dict) or not all(isinstance(mark.get(k), str) for k in ("sha256", "hmac_sha256")):
         return f"{mark_file} is not a mark of this project (or was written without a key)"
-    key = _key(create=False)
-    if key is None:
+    return mark
+
+
+def precheck_mark(path: str | Path) -> str | None:
+    """What :func:`check_mark` can say without reading ``path`` itself: no mark, an unreadable one,
+    no usable key (a file of gigabytes is then refused unread); None when only the hash is left."""
+    path = Path(path)
+    mark = _read_mark(path)
+    if isinstance(mark, str):
+        return mark
+    problem = key_problem(key_path())
+    if problem is not None:
+        return f"{problem}; {path}'s mark cannot be checked with it"
+    if _key(create=False) is None:
         return f"this machine has no mark key ({key_path()}): {path} was marked elsewhere"
+    return None
+
+
+def check_mark(path: str | Path, sha256: str | None = None) -> str | None:
+    """None when ``path`` (a file or folder, of :func:`digest` ``sha256`` if given: the hash of the
+    bytes about to be loaded) carries this machine's mark; else why not, in words."""
+    path = Path(path)
+    problem = precheck_mark(path)
+    if problem is not None:
+        return problem
+    mark, key, mark_file = _read_mark(path), _key(create=False), mark_path(path)
+    if not isinstance(mark, dict) or key is None:  # changed since the precheck: refuse, never unpickle
+        return f"{mark_file} or the mark key changed while it was checked"
     sha256 = sha256 or digest(path)
     if not hmac.compare_digest(mark["sha256"], sha256):
         return f"{path} changed since it was marked (its SHA-256 is not the one in {mark_file.name})"

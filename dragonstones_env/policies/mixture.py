@@ -26,6 +26,7 @@ loaded mixture can sit in several seats and tables at once, each seat playing it
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +37,14 @@ import numpy as np
 from dragonstones_env.core import same_game
 
 from .base import Policy, PolicyError, Table
+from .checkpoint import MAX_WEIGHT_BYTES, read_card, unpacked_bytes
 
 ALGORITHM = "mixture"  # card.json's "algorithm" of a mixture folder
 MAX_MEMBERS = 64
+# One memory budget for all of a mixture's member folders, as float32 weights once loaded (issue
+# #49: one 198 MB member listed 8 times took 1.69 GB): as much as one checkpoint may hold. Each
+# folder is loaded once however often it is listed, and counted before it loads.
+MAX_MIXTURE_BYTES = MAX_WEIGHT_BYTES
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,12 @@ def read_members(card: dict[str, Any], spec: str) -> list[Member]:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < float("inf"):
             raise PolicyError(f"policy {spec!r}: members[{i}].weight must be a finite number >= 0, got {weight!r}")
         members.append(Member(name, float(weight)))
-    if sum(m.weight for m in members) <= 0:
+    total = sum(m.weight for m in members)
+    if total <= 0:
         raise PolicyError(f"policy {spec!r}: the members' weights sum to 0; at least one must be > 0")
+    if not math.isfinite(total):
+        raise PolicyError(f"policy {spec!r}: the members' weights sum beyond a float ({total}); give weights "
+                          "whose sum is finite (only their ratios matter: 0.5, 0.5)")
     return members
 
 
@@ -128,10 +138,16 @@ def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, determ
     inside the mixture's (checked here), a ``str`` a built-in or shipped name (checked by it)."""
     members, names = [], []
     listed = read_members(card, spec)
+    loaded: dict[str | Path, Policy] = {}  # a folder or name listed again is the same loaded policy
+    budget = [MAX_MIXTURE_BYTES]
     for m in listed:
         inside = "/" in m.spec or "\\" in m.spec or m.spec.startswith(".") or (folder / m.spec).is_dir()
         target: str | Path = member_path(folder, m.spec, spec) if inside else m.spec
-        policy = load_member(target, seed, deterministic)
+        if target not in loaded:
+            if isinstance(target, Path):
+                admit_member(target, m.spec, spec, budget)
+            loaded[target] = load_member(target, seed, deterministic)
+        policy = loaded[target]
         if isinstance(policy, MixturePolicy):
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} is a mixture; list its members instead")
         if policy.capabilities.information_state:
@@ -142,6 +158,21 @@ def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, determ
         members.append(policy)
         names.append(m.spec)
     return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed, card)
+
+
+def admit_member(path: Path, name: str, spec: str, budget: list[int]) -> None:
+    """Before a member folder loads: its card read (a mixture refused here, not after loading it:
+    400 nested folders were a RecursionError) and its weights' float32 size taken from the npz
+    headers and counted against the mixture's ``budget`` (one-element list of the bytes left)."""
+    card = read_card(path, f"{spec} member {name}")
+    if card.get("algorithm") == ALGORITHM:
+        raise PolicyError(f"policy {spec!r}: member {name!r} is a mixture; list its members instead")
+    size = unpacked_bytes(path)
+    if size > budget[0]:
+        raise PolicyError(f"policy {spec!r}: member {name!r} holds {size:,} bytes of weights, over the "
+                          f"{budget[0]:,} bytes left of the mixture's budget of {MAX_MIXTURE_BYTES:,} "
+                          "(MAX_MIXTURE_BYTES; a folder listed more than once counts once)")
+    budget[0] -= size
 
 
 def write(folder: str | Path, members: Sequence[tuple[str, float]], env_name: str, layout: str,

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.bounds import BOUNDS, InputError
 from dragonstones_env.core import same_game
 
 from .base import Policy, PolicyError, Table
@@ -77,33 +78,33 @@ class SearchOptions:
 
 
 OPTION_HELP = {
-    "simulations": "simulations per decision, an int >= 1",
+    "simulations": f"simulations per decision, {BOUNDS['ismcts.simulations'].describe()}",
     "rollout": "the policy that plays the simulations on (a policy spec, not ismcts; default: the game's bot)",
     "horizon": "decisions a simulation looks ahead before the rollout policy judges it (a bot's win_chance, a "
                "checkpoint's critic): "
-               "an int >= 1, 0 (to the end of the game) or auto",
-    "c": "UCB1's exploration constant (on each node's mean rewards scaled to 0..1), a number >= 0",
-    "widen": "progressive widening, a number >= 0 (0: only the rollout policy's choice and the root's)",
+               f"{BOUNDS['ismcts.horizon'].describe()} (0: to the end of the game) or auto",
+    "c": f"UCB1's exploration constant (on each node's mean rewards scaled to 0..1), {BOUNDS['ismcts.c'].describe()}",
+    "widen": f"progressive widening, {BOUNDS['ismcts.widen'].describe()} (0: only the rollout policy's choice and "
+             "the root's)",
     "hidden": "how the others' sealed bids are drawn: model (as the rollout policy would bid) or uniform",
     "order": "the order a node widens in: sample (the rollout policy's move, then random legal actions) or "
              "probability (by the rollout policy's probabilities, likeliest first: a checkpoint)",
-    "seed": "the search's seed when none is given to load_policy, an int >= 0",
+    "seed": f"the search's seed when none is given to load_policy, {BOUNDS['ismcts.seed'].describe()}",
 }
 assert set(OPTION_HELP) == {f.name for f in fields(SearchOptions)}
 
 
-def _int(text: str, low: int) -> int:
-    value = int(text)
-    if value < low:
-        raise ValueError
-    return value
+def _bounded(option: str) -> Callable[[str], Any]:
+    """A parser of one numeric option, checked against its row of the bounds table
+    (``ismcts.<option>``): a ValueError outside it (1e12 simulations, widen=1e300)."""
+    bound = BOUNDS[f"{NAME}.{option}"]
 
-
-def _number(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value) or value < 0:
-        raise ValueError
-    return value
+    def parse(text: str) -> Any:
+        try:
+            return bound.check(bound.kind(text), option)
+        except InputError:
+            raise ValueError from None
+    return parse
 
 
 def _rollout(text: str) -> str:
@@ -113,7 +114,7 @@ def _rollout(text: str) -> str:
 
 
 def _horizon(text: str) -> int | None:
-    return None if text == "auto" else _int(text, 0)
+    return None if text == "auto" else _bounded("horizon")(text)
 
 
 def _choice(*allowed: str) -> Callable[[str], str]:
@@ -125,9 +126,9 @@ def _choice(*allowed: str) -> Callable[[str], str]:
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
-    "simulations": lambda t: _int(t, 1), "rollout": _rollout, "horizon": _horizon, "c": _number,
-    "widen": _number, "hidden": _choice("model", "uniform"),
-    "order": _choice("sample", "probability"), "seed": lambda t: _int(t, 0),
+    "simulations": _bounded("simulations"), "rollout": _rollout, "horizon": _horizon, "c": _bounded("c"),
+    "widen": _bounded("widen"), "hidden": _choice("model", "uniform"),
+    "order": _choice("sample", "probability"), "seed": _bounded("seed"),
 }
 
 
