@@ -75,10 +75,17 @@ def _wait_polls(page, gid: str, count: int) -> None:
     assert len(seen) >= count, f"the page polled {len(seen)} times, not {count}"
 
 
-def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browser, live_server):
+SIZES = {"1400x900": (1400, 900), "1024x700": (1024, 700), "390x844": (390, 844)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browser, live_server, size):
     url, rng = live_server.url, random.Random(3)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    new_page = lambda: browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True).new_page()  # noqa: E731
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    new_page = lambda: browser.new_context(viewport={"width": width, "height": height},  # noqa: E731
+                                           accept_downloads=True).new_page()
 
     # ---- Ann creates a table by clicking: herself, an invited person, a random bot; no seed chosen
     page.goto(f"{url}/?poll={POLL_MS}")
@@ -109,7 +116,7 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     bea.click("#set-name")
     bea.wait_for_function("ui.state.names[1] === 'Bea'")
     page.wait_for_function("ui.state.names[1] === 'Bea'")
-    bea.screenshot(path=str(SHOTS / "journey-invitee-1400x900.png"))
+    bea.screenshot(path=str(SHOTS / f"journey-invitee-{size}.png"))
 
     # ---- the creator's link in another browser: the invites and Delete are there (not localStorage)
     other = new_page()
@@ -134,7 +141,7 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     assert "2 fairy" in page.text_content("#bid-summary")
     assert page.evaluate("document.activeElement.dataset.inc") == "fairy"
     assert "Your turn" in page.text_content("#announce")  # the live region says whose turn it is
-    page.screenshot(path=str(SHOTS / "journey-composing-1400x900.png"))
+    page.screenshot(path=str(SHOTS / f"journey-composing-{size}.png"))
     page.click("#submit-bid")
     page.wait_for_function("ui.state.moves >= 1")
 
@@ -147,7 +154,7 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
             moves = page.evaluate("ui.state.moves")
             live_server.stop()
             page.wait_for_function("document.querySelector('#error').textContent.includes('Connection lost')")
-            page.screenshot(path=str(SHOTS / "journey-offline-1400x900.png"))
+            page.screenshot(path=str(SHOTS / f"journey-offline-{size}.png"))
             live_server.start()
             page.wait_for_function("document.querySelector('#error').textContent === ''", timeout=20_000)
             assert page.evaluate("ui.state.moves") >= moves
@@ -159,7 +166,7 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     assert page.is_visible("#result") and "Bea" in page.text_content("#result")
     assert "1 points" not in page.text_content("#result")
     assert "Now:" not in page.text_content("#centre") and "Up for auction" not in page.text_content("#centre")
-    page.screenshot(path=str(SHOTS / "journey-result-1400x900.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"journey-result-{size}.png"), full_page=True)
 
     # ---- save the record: the server's text byte for byte (its seed needs 63 bits)
     with page.expect_download() as download:
@@ -186,7 +193,7 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     page.wait_for_function("ui.state.seat === 'all'")
     sealed = page.text_content("#centre .hidden-info")  # Ann's first bid, sealed before step 1: in words
     assert sealed.startswith("sealed bids: Ann ") and "[" not in sealed, sealed
-    page.screenshot(path=str(SHOTS / "journey-replay-1400x900.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"journey-replay-{size}.png"), full_page=True)
 
     # ---- a second table, deleted by Ann (after she confirms): Bea is told so
     page.goto(f"{url}/?poll={POLL_MS}")
@@ -208,10 +215,9 @@ def test_a_table_with_an_invitee_from_creation_to_replay_and_delete(page, browse
     bea.wait_for_selector("#deleted")
     assert "this table was deleted" in bea.text_content("#error")
     assert "unknown game id" not in bea.text_content("#board")
-    bea.screenshot(path=str(SHOTS / "journey-deleted-1400x900.png"))
+    bea.screenshot(path=str(SHOTS / f"journey-deleted-{size}.png"))
 
 
-SIZES = {"1400x900": (1400, 900), "1024x700": (1024, 700), "390x844": (390, 844)}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
