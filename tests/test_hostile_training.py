@@ -316,3 +316,28 @@ def test_10_demonstrations_are_bounded_by_their_headers_before_reading(tmp_path,
     path = _header_only(arrays, tmp_path / "demos.npz")
     with pytest.raises(ValueError, match=message):
         load_demonstrations(path, {}, 8, 8)
+
+
+# ---------------------------------------------------------------------------- 6. RLlib --resume: one copy
+def test_6_rllib_resume_checks_and_restores_one_private_copy(tmp_path):
+    """What --resume checks is what it restores: a private copy of the checkpoint and its mark (training/
+    train_rllib.py restores from the copy), so a pickle swapped into the run's folder after the check is never
+    read; a symbolic link in the folder stays a link in the copy, which the mark's digest refuses."""
+    from dragonstones_env.policies import marks
+    from training.train_rllib import private_copy
+
+    algo = tmp_path / "checkpoint" / "algo"
+    (algo / "learner").mkdir(parents=True)
+    (algo / "learner" / "state.pkl").write_bytes(b"genuine")
+    marks.write_mark(algo)
+    copy = private_copy(algo)
+    assert copy != algo and (copy.parent.stat().st_mode & 0o077) == 0  # private to its owner
+    assert marks.check_mark(copy) is None
+    (algo / "learner" / "state.pkl").write_bytes(b"swapped after the check")  # the attack
+    assert (copy / "learner" / "state.pkl").read_bytes() == b"genuine"  # what is restored is what was checked
+    assert marks.check_mark(private_copy(algo)) is not None  # a later copy of the swapped folder is refused
+
+    (algo / "learner" / "state.pkl").write_bytes(b"genuine")
+    (algo / "link.pkl").symlink_to(tmp_path / "elsewhere.pkl")
+    with pytest.raises(PolicyError, match="not a plain file or folder"):
+        marks.check_mark(private_copy(algo))

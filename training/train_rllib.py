@@ -21,10 +21,12 @@ export: ``policy.npz`` (the actor's weights, played with numpy only by
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
 import json
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -321,6 +323,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def private_copy(folder: Path) -> Path:
+    """A copy of the checkpoint ``folder`` and its mark in a private temporary folder (0700, removed when the
+    process ends): what ``--resume`` checks and then restores (symbolic links copied as links, which the
+    mark's digest refuses)."""
+    scratch = Path(tempfile.mkdtemp(prefix="dragonstones-resume-"))  # mkdtemp: readable by its owner only
+    atexit.register(shutil.rmtree, scratch, True)
+    copy = scratch / folder.name
+    if folder.is_dir():
+        shutil.copytree(folder, copy, symlinks=True)
+    mark = marks.mark_path(folder)
+    if mark.is_file() and not mark.is_symlink():
+        shutil.copyfile(mark, marks.mark_path(copy))
+    return copy
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     overrides = list(args.set) + ([f"ray.address={args.address}"] if args.address else [])
@@ -350,8 +367,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
             return 2
         # RLlib restores a checkpoint by unpickling it, and runs_dir may point anywhere: only a folder
-        # marked on this machine when it was saved (dragonstones_env/policies/marks.py), or trusted.
-        why = marks.check_mark(ckpt_dir / "algo") if args.resume else None
+        # marked on this machine when it was saved (dragonstones_env/policies/marks.py), or trusted. The
+        # mark is checked on a private copy, and the copy is what is restored: a file swapped into the run's
+        # folder after the check is never read (issue #49).
+        restore_from = private_copy(ckpt_dir / "algo") if args.resume else None
+        why = marks.check_mark(restore_from) if restore_from is not None else None
         if why is not None and not args.trust_checkpoint:
             print(f"--resume: {why}. Restoring it can run any code it holds: add --trust-checkpoint only if you "
                   "made it or trust it like code", file=sys.stderr)
@@ -385,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         raise
     state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
     if args.resume:
-        algo.restore_from_path(str((ckpt_dir / "algo").resolve()))
+        algo.restore_from_path(str(restore_from.resolve()))  # the private copy whose mark was checked
         state = json.loads(read_text_limited(ckpt_dir / "state.json", "run_state", "run state"))
         print(f"resuming {cfg.run_name} at {state['steps']} env steps")
     snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
