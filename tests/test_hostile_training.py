@@ -341,3 +341,20 @@ def test_6_rllib_resume_checks_and_restores_one_private_copy(tmp_path):
     (algo / "link.pkl").symlink_to(tmp_path / "elsewhere.pkl")
     with pytest.raises(PolicyError, match="not a plain file or folder"):
         marks.check_mark(private_copy(algo))
+
+
+def test_5_the_rllib_trainer_refuses_the_shipped_folder_and_a_result_without_overwrite(tmp_path, capsys):
+    """training/train_rllib.py checks its output folders as training/train.py does, before Ray starts."""
+    from dragonstones_env.policies.registry import shipped_dir
+    from training.train_rllib import main
+
+    shipped = str(shipped_dir())
+    assert main(["--config", "configs/rllib_ppo.yaml", "--set", f"out_dir={shipped}", "--set", "run_name=champion",
+                 "--set", f"runs_dir={tmp_path / 'runs'}"]) == 2
+    assert "shipped checkpoints" in capsys.readouterr().err
+    result = tmp_path / "out" / "mine"
+    result.mkdir(parents=True)
+    (result / "card.json").write_text("{}")
+    assert main(["--config", "configs/rllib_ppo.yaml", "--set", f"out_dir={tmp_path / 'out'}",
+                 "--set", "run_name=mine", "--set", f"runs_dir={tmp_path / 'runs'}"]) == 2
+    assert "--overwrite" in capsys.readouterr().err and (result / "card.json").read_text() == "{}"

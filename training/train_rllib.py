@@ -49,6 +49,7 @@ from dragonstones_env.policies.checkpoint import (
     trained_options,
 )
 from training.league import KINDS
+from training.outputs import OutputError, check_output
 
 from . import evals
 from .config import (
@@ -362,6 +363,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.resume and not args.overwrite and run_dir.exists() and any(run_dir.iterdir()):
             print(f"{run_dir} exists: use --resume to continue it, --overwrite to start it again, or another "
                   "run_name", file=sys.stderr)
+            return 2
+        try:  # the same checks as the SB3 trainer's: never into policies/, never over a result unasked
+            check_output(run_dir, "runs_dir/run_name", overwrite=True)
+            check_output(out_dir, "out_dir/run_name", overwrite=args.overwrite or args.resume)
+        except OutputError as err:
+            print(f"config error: {err}", file=sys.stderr)
             return 2
         if args.resume and not (ckpt_dir / "state.json").is_file():
             print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
