@@ -20,6 +20,49 @@ import gymnasium as gym
 GYM_ENTRY_POINT = "dragonstones_env.play.single_agent:make"
 
 
+def _no_option(key: str, value: Any, sources: Any) -> Any:
+    raise ValueError(f"{key} is not an option a table of this game may set")
+
+
+@dataclass(frozen=True)
+class Presenter:
+    """How a game is shown to people: what the web app, the terminal and the GIF writer need of it.
+
+    Each game package builds its own (``games/fist/present.py``); nothing outside ``games/`` tells
+    games apart. Every value shown to a seat comes from that seat's observation and action mask;
+    ``view``/``public_view``/``hidden`` return JSON-plain dicts that the other functions read back.
+    The game's facts (id, title, table sizes, default bot, env options) stay on :class:`GameSpec`.
+    """
+
+    how_to: tuple[str, ...]  # how to play, a few sentences for a first-time player
+    kind_key: str  # the key naming an event's kind in the engine's record ("type", "event")
+    input_events: tuple[str, ...]  # the record's event kinds that are a seat's decision (they carry an "option")
+    env_for_record: Callable[[dict], Any]  # a record's start event -> a fresh env at its start
+    encode: Callable[[list, int, int], int]  # (a record's option, actor, num_players) -> action index
+    rules: Callable[[], dict[str, str]]  # every card's rules text, by name
+    goal: Callable[[Any], str]  # env -> how to win, in a sentence
+    view: Callable[[Any, int], dict[str, Any]]  # (env, seat) -> what that seat sees
+    public_view: Callable[[Any], dict[str, Any]]  # env -> what every seat sees alike (a spectator's)
+    hidden: Callable[[Any], dict[str, Any]]  # env -> the whole table (a replay's "all" view)
+    race: Callable[[dict], list]  # view -> each seat's progress bars
+    prompt: Callable[[dict, list[str]], str | None]  # (view, names) -> the decision's question
+    action_text: Callable[[Any, int, list[str]], str]  # (env, action, names) -> the action in words
+    groups: Callable[..., list[dict[str, Any]]]  # (env, seat, legal actions, names) -> the choices, grouped
+    log_line: Callable[[dict, Any, list[str]], str | None]  # (event, viewer, names) -> a sentence or None
+    outcome: Callable[[Any, list[str]], dict[str, Any]]  # (finished env, names) -> winners, points, words
+    headline: Callable[[dict], str]  # view -> one line for the terminal
+    seat_line: Callable[[dict, int], str]  # (view, seat) -> one seat's line for the terminal
+    # env options a new table may set (by name, a subset of the env's) and the reader of a request's value:
+    # ``option(key, value, sources) -> value`` (a ValueError says what is wrong; ``sources.deck(name, parse)``)
+    table_options: tuple[str, ...] = ()
+    option: Callable[[str, Any, Any], Any] = _no_option
+    make_env: Callable[..., Any] | None = None  # (num_players, **options) -> env; None: the spec's raw_env
+
+    def is_record(self, record: list) -> bool:
+        """Whether a record's first event is this engine's start event."""
+        return isinstance(record[0], dict) and record[0].get(self.kind_key) == "start"
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """What the rest of the project needs to know about one game.
@@ -65,6 +108,8 @@ class GameSpec:
     # card records its options, so it sees at every table what it learnt from (Fist's table mode hides coins).
     # Return the same function for the same view (a module-level one): a run compares its start's with `is`.
     seat_view: Callable[[Mapping[str, Any]], Callable[[Any], Any] | None] = field(default=lambda options: None)
+    # How people see the game (the web app, terminal play, GIFs), or None: it is not offered there.
+    presenter: Presenter | None = None
 
     @property
     def name(self) -> str:
@@ -81,6 +126,25 @@ class GameSpec:
         """The table sizes the game allows, written once: in its raw env."""
         return range(self.raw_env.MIN_PLAYERS, self.raw_env.MAX_PLAYERS + 1)
 
+    def check_players(self, n: Any, what: str = "num_players") -> int:
+        """``n`` if the game is played at that table size, else a ValueError naming ``what`` and the
+        allowed range (a :class:`TableSizeError`): the one check of a table size, read from the raw env."""
+        players = self.players
+        if isinstance(n, bool) or not isinstance(n, int) or n not in players:
+            raise TableSizeError(f"{what} must be an integer from {players.start} to {players.stop - 1} for "
+                             f"{self.title}, got {str(n)[:40]!r}")
+        return n
+
+    def plays(self, game: Any) -> bool:
+        """Whether a policy's ``game`` (this game's id, or its PettingZoo name) is this game."""
+        return game in (self.id, self.name)
+
+    def make_table(self, num_players: int, **options: Any) -> Any:
+        """A raw env for people to play at (the presenter's ``make_env``, else :attr:`raw_env`)."""
+        self.check_players(num_players, "players")
+        make = self.presenter.make_env if self.presenter and self.presenter.make_env else self.raw_env
+        return make(num_players=num_players, **options)
+
     @property
     def options(self) -> dict[str, Any]:
         """The env's options and their defaults."""
@@ -95,6 +159,10 @@ class UnknownGameError(KeyError, ValueError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class TableSizeError(ValueError):
+    """A table size the game is not played at (:meth:`GameSpec.check_players`); the message names the range."""
 
 
 def register(spec: GameSpec) -> GameSpec:

@@ -23,12 +23,14 @@ with warnings.catch_warnings():  # recent Starlette suggests httpx2 for its Test
     from starlette.testclient import TestClient
 
 from dragonstones_env import env as fist_env
-from dragonstones_env.play.app.games import drachenschatten as ds_adapter
-from dragonstones_env.play.app.games import dragonstones as fist_adapter
-from dragonstones_env.play.app.games.common import event_text, insight
+from dragonstones_env import games
+from dragonstones_env.games.drachenschatten import present as ds_adapter
+from dragonstones_env.games.fist import present as fist_adapter
 from dragonstones_env.play.app.limits import NO_LIMITS
 from dragonstones_env.play.app.server import create_app
+from dragonstones_env.play.table import insight
 from dragonstones_env.policies import Policy
+from dragonstones_env.presenting import event_text
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "characters.yaml"
@@ -663,17 +665,19 @@ def test_a_spectator_sees_no_seats_private_pieces():
 
 
 # ------------------------------------------------------------------ words for people (issue #29)
-@pytest.mark.parametrize(("mod", "sizes"), [(fist_adapter, (3, 4, 5, 6)), (ds_adapter, (2, 3, 4))])
-def test_every_event_and_decision_is_in_words(mod, sizes):
+@pytest.mark.parametrize(("game", "sizes"), [("dragonstones", (3, 4, 5, 6)), ("drachenschatten", (2, 3, 4))])
+def test_every_event_and_decision_is_in_words(game, sizes):
     """Random games, the example deck in half of them: every log line a sentence of the adapter's own
     (never the raw event), every decision a prompt, every choice named by player (never 'seat +1')."""
+    spec = games.get(game)
+    mod = spec.presenter
     rng = np.random.default_rng(5)
     kinds = set()
     for seed in range(8):
         n = sizes[seed % len(sizes)]
         names = [f"player_{i}" for i in range(n)]
-        deck = {"characters": str(EXAMPLE)} if mod is fist_adapter and seed % 2 else {}
-        env = mod.make_env(n, **deck)
+        deck = {"characters": str(EXAMPLE)} if "characters" in mod.table_options and seed % 2 else {}
+        env = spec.make_table(n, **deck)
         env.reset(seed=seed)
         while env.game.decision is not None:
             seat = env.agent_name_mapping[env.agent_selection]
@@ -687,8 +691,8 @@ def test_every_event_and_decision_is_in_words(mod, sizes):
         for viewer in ("all", None, 0):
             for ev in env.game.record:
                 line = mod.log_line(ev, viewer, names)
-                kinds.add(ev[mod.KIND_KEY])
-                assert line is None or line != event_text(ev, mod.KIND_KEY, names), ev
+                kinds.add(ev[mod.kind_key])
+                assert line is None or line != event_text(ev, mod.kind_key, names), ev
         result = mod.outcome(env, names)
         assert result["text"] and len(result["points"]) == n
         assert mod.prompt(mod.view(env, 0), names) is None

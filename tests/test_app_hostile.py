@@ -22,9 +22,12 @@ pytest.importorskip("httpx")
 
 from dragonstones_env.bounds import FILE_BYTES
 from dragonstones_env.games.fist.engine import Game
-from dragonstones_env.play.app import sessions
-from dragonstones_env.play.app.sessions import AppError, LiveGame, Replay, Sources
+from dragonstones_env.play import table as play_table
+from dragonstones_env.play.app.errors import AppError
 from dragonstones_env.play.app.store import StoreError, Tables
+from dragonstones_env.play.refusals import Refused
+from dragonstones_env.play.sources import Sources
+from dragonstones_env.play.table import LiveGame, Replay
 from tools.random_games import choose
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,7 +144,7 @@ def test_a_deck_of_the_deck_folder_is_read_up_to_its_limit(tmp_path, monkeypatch
     read = []
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: read.append(self) or "")
     source = Sources(deck_dir=decks)
-    with pytest.raises(AppError, match="not a valid deck"):
+    with pytest.raises(Refused, match="not a valid deck"):
         source.deck("big", lambda text, fmt, label: pytest.fail("the oversized deck was parsed"))
     assert not read and "more than 1000000 bytes" in capsys.readouterr().err
 
@@ -158,7 +161,7 @@ def _long_record(steps: int) -> list[dict]:
 
 
 def test_a_replay_step_back_replays_at_most_a_keyframe_interval(monkeypatch):
-    monkeypatch.setattr(sessions, "KEYFRAME_EVERY", 32)  # a 300-step record stands for a 32k-step one
+    monkeypatch.setattr(play_table, "KEYFRAME_EVERY", 32)  # a 300-step record stands for a 32k-step one
     record = _long_record(3000)
     replay = Replay(record)
     assert replay.steps > 200
@@ -173,7 +176,7 @@ def test_a_replay_step_back_replays_at_most_a_keyframe_interval(monkeypatch):
         fresh = Replay(record)
         assert fresh.state(target, 0) == state
         assert fresh.env_at(target).game.record == replay._env.game.record
-    assert 0 < len(replay._keyframes) <= sessions.MAX_KEYFRAMES
+    assert 0 < len(replay._keyframes) <= play_table.MAX_KEYFRAMES
 
 
 # ------------------------------------------------------------------ 9. the GIF is streamed
@@ -270,7 +273,7 @@ def test_1_limits_are_in_the_bounds_table(tmp_path):
 
 
 # ------------------------------------------------------------------ 2. search seats scheduled fairly
-SEARCH = "ismcts:simulations=10"  # offered by a server (sessions.MENU_SPECS)
+SEARCH = "ismcts:simulations=10"  # offered by a server (sources.MENU_SPECS)
 
 
 def test_2_a_human_tables_search_goes_before_every_queued_bot_search(tmp_path, monkeypatch):
@@ -282,14 +285,14 @@ def test_2_a_human_tables_search_goes_before_every_queued_bot_search(tmp_path, m
     from tests.test_app_server import _bearer, _pick, _settled
 
     release, entered = threading.Event(), []
-    real = sessions._think
+    real = play_table._think
 
     def held(*args):
         entered.append(args[2])
         assert release.wait(60), "the test never released the held searches"
         return real(*args)
 
-    monkeypatch.setattr(sessions, "_think", held)
+    monkeypatch.setattr(play_table, "_think", held)
     app = _app(tmp_path, client_per_minute=100, server_per_minute=100)
     bots = {"game": "dragonstones", "players": 3, "seats": [SEARCH] * 3}
     with _as(app, "10.0.1.1") as one:

@@ -28,9 +28,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from dragonstones_env import raw_env
+from dragonstones_env import games, raw_env
 from dragonstones_env.games.fist import custom
-from dragonstones_env.play.app import server, sessions
+from dragonstones_env.play import sources
+from dragonstones_env.play import table as play_table
+from dragonstones_env.play.app import server
 from dragonstones_env.play.app.limits import NO_LIMITS
 from dragonstones_env.play.app.server import MAX_BODY, create_app, host_allowed
 from dragonstones_env.play.app.store import CONNECTED_SECONDS, IDLE_SECONDS
@@ -318,7 +320,7 @@ def test_slow_work_runs_off_the_event_loop(tmp_path, monkeypatch):
         for name, slow_request in requests:
             release.clear()
             entered.clear()
-            monkeypatch.setattr(server, name, held(getattr(sessions, name)))
+            monkeypatch.setattr(server, name, held(getattr(play_table, name)))
             done: dict = {}
             worker = threading.Thread(target=lambda req=slow_request, out=done: out.update(r=req()))
             worker.start()
@@ -329,7 +331,7 @@ def test_slow_work_runs_off_the_event_loop(tmp_path, monkeypatch):
             release.set()
             worker.join(60)
             assert done["r"].status_code == 201
-            monkeypatch.setattr(server, name, getattr(sessions, name))
+            monkeypatch.setattr(server, name, getattr(play_table, name))
 
 
 def test_a_regeneration_has_a_time_limit(tmp_path):
@@ -350,7 +352,7 @@ def test_insight_requests_do_not_grow_a_cache(tmp_path):
             assert r.status_code == 400
         for name in ("champion", "heuristic", "random"):
             assert c.get(f"/api/replays/{rid}", params={"step": 0, "seat": 0, "insight": name}).status_code == 200
-        assert len(sessions._INSIGHT) <= sessions._INSIGHT.size
+        assert len(sources._INSIGHT) <= sources._INSIGHT.size
 
 
 # ------------------------------------------------------------------ expiry and eviction
@@ -467,7 +469,7 @@ def test_a_tampered_store_is_refused_not_played(tmp_path):
 
 
 # ------------------------------------------------------------------ search bots (issue #27)
-SEARCH = "ismcts:simulations=10"  # a server offers it (sessions.MENU_SPECS)
+SEARCH = "ismcts:simulations=10"  # a server offers it (sources.MENU_SPECS)
 QUICK = "ismcts:simulations=2"  # the terminal's (any spec)
 
 
@@ -488,14 +490,14 @@ def test_a_search_bot_decides_in_a_bot_thread_while_requests_answer(tmp_path, mo
     its seat), while the search is held in its bot thread by the test; the game moves on once it is
     released, and a table with a search bot plays to its end, legally, through polls alone."""
     release, entered = threading.Event(), threading.Event()
-    real = sessions._think
+    real = play_table._think
 
     def held(*args):
         entered.set()
         assert release.wait(60), "the test never released the held search"
         return real(*args)
 
-    monkeypatch.setattr(sessions, "_think", held)
+    monkeypatch.setattr(play_table, "_think", held)
     with _client(tmp_path) as c:
         made = _new(c, ["human", SEARCH, "random"], seed=4)
         token = made["tokens"]["0"]
@@ -527,7 +529,7 @@ def test_a_search_bot_decides_in_a_bot_thread_while_requests_answer(tmp_path, mo
                 break
         assert state["result"] is not None and state["thinking"] is None
         record = c.get(f"/api/games/{watched['id']}/record").json()["record"]
-        sessions.adapter("drachenschatten").check_record(record)
+        games.get("drachenschatten").replay(record)
 
 
 @pytest.mark.parametrize("game", ["dragonstones", "drachenschatten"])
@@ -535,9 +537,9 @@ def test_a_search_in_the_bot_thread_decides_as_it_would_in_the_request(game):
     """The background search decides on a copy of the env: the same game as deciding on the env
     itself (the terminal's way), move for move."""
     body = {"game": game, "players": 3, "seats": [QUICK, "random", QUICK], "seed": 11}
-    direct = sessions.LiveGame(body)  # a table of bots: over at once
+    direct = play_table.LiveGame(body)  # a table of bots: over at once
     assert direct.over
-    threaded = sessions.LiveGame(body, background=True)
+    threaded = play_table.LiveGame(body, background=True)
     searches = 0
     while not threaded.over:
         job = threaded.think_due()

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("rich")
 pytest.importorskip("starlette")
 
-from dragonstones_env.play.app.sessions import LiveGame
+from dragonstones_env.play.table import LiveGame
 from dragonstones_env.play.terminal import parse_bid
 
 ROOT = Path(__file__).resolve().parents[1]

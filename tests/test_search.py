@@ -18,10 +18,9 @@ import pytest
 from dragonstones_env import games
 from dragonstones_env.games.drachenschatten.cards import CARD_TYPE_OF_ID
 from dragonstones_env.games.drachenschatten.rules import CAVES_STACKS, VILLAGE_STACKS
-from dragonstones_env.play.app import games as app_games
-from dragonstones_env.play.app.sessions import policies_for
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.play.single_agent import make as make_gym
+from dragonstones_env.play.sources import policies_for
 from dragonstones_env.policies import PolicyError, available, decide, information_state, load_policy
 from dragonstones_env.policies.search import SearchPolicy
 from tests.aec_support import play_until, random_step
@@ -482,7 +481,7 @@ def test_the_search_sits_in_the_gym_envs_opponent_seats():
 
 
 def test_the_apps_seat_menus_list_the_search():
-    menus = {name: policies_for(app_games.game(name)) for name in ("dragonstones", "drachenschatten")}
+    menus = {name: policies_for(games.get(name)) for name in ("dragonstones", "drachenschatten")}
     assert all("ismcts" in menu for menu in menus.values())
     fist, ds = "ismcts:simulations=10:rollout=champion:order=probability", \
         "ismcts:simulations=50:rollout=ds-champion:horizon=8:order=probability"

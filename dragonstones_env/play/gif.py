@@ -19,7 +19,8 @@ import numpy as np
 
 from dragonstones_env.bounds import FILE_BYTES, InputError, check, read_text_limited
 
-from .app.sessions import AppError, parse_record
+from .refusals import Refused
+from .table import parse_record
 
 ALL = "all"  # --seat all: every seat's view in one frame
 MAX_RECORD_BYTES = FILE_BYTES["record"]
@@ -41,12 +42,13 @@ def frames(record_body: object, seat: int | str) -> Iterator[np.ndarray]:
     """The pictures of a record's game from ``seat`` (or ``"all"`` seats), before each decision and at
     the end, one at a time (a long record's frames are never all held: about 1.2 MB each). The record
     and the seat are checked here, before the first picture is drawn."""
-    mod, record, _, _ = parse_record(record_body)
+    spec, record, _, _ = parse_record(record_body)
+    show = spec.presenter
     start = record[0]
     n = start["num_players"]
     if seat != ALL and not 0 <= seat < n:
-        raise AppError(400, f"seat must be from 0 to {n - 1} (or all) for this {n}-player record, got {seat}")
-    env = mod.env_for_record(start)
+        raise Refused(f"seat must be from 0 to {n - 1} (or all) for this {n}-player record, got {seat}")
+    env = show.env_for_record(start)
 
     def picture() -> Any:
         return tile([env.picture(s) for s in range(n)]) if seat == ALL else env.picture(seat)
@@ -54,8 +56,8 @@ def frames(record_body: object, seat: int | str) -> Iterator[np.ndarray]:
     def each() -> Iterator[np.ndarray]:
         yield picture()
         for ev in record:
-            if ev.get(mod.KIND_KEY) in mod.INPUT_EVENTS:
-                env.step(mod.encode(ev["option"], ev["player"], n))
+            if ev.get(show.kind_key) in show.input_events:
+                env.step(show.encode(ev["option"], ev["player"], n))
                 yield picture()
 
     return each()
@@ -114,11 +116,11 @@ def record_to_gif(path: str, gif: str, seat: str | int = 0, ms: int = 400) -> in
         ms = check("frame_ms", ms, "--ms")
         body = json.loads(read_text_limited(path, "record"))
         pictures = frames(body, who)
+    except Refused as err:  # the record or the seat (a Refused is a ValueError: first)
+        print(f"dragonstones replay: {path}: {err}", file=sys.stderr)
+        return 2
     except (OSError, ValueError, RecursionError) as err:  # InputError and JSON's errors are ValueErrors
         print(f"dragonstones replay: cannot read {path}: {err}", file=sys.stderr)
-        return 2
-    except AppError as err:
-        print(f"dragonstones replay: {path}: {err.message}", file=sys.stderr)
         return 2
     # the last frame (the result) stays on screen longer
     count = write_gif(gif, pictures, ms, max(ms, 3000))

@@ -1,6 +1,6 @@
 """Terminal play with ``rich``: ``dragonstones play --game dragonstones --players 4 --opponents champion``.
 
-The same table as the browser's (:class:`dragonstones_env.play.app.sessions.LiveGame`, bots at pace 0): what your
+The same table as the browser's (:class:`dragonstones_env.play.table.LiveGame`, bots at pace 0): what your
 seat sees, from its observation, then your decision. A bid is typed as tokens such as ``3f 1c b a``
 (3 fairy gold, 1 common gold, the black coin, the amulet; ``2s a`` for a tie-break: 2 silver and
 the amulet; an empty line bids nothing); any other decision is a number from the list. Works over
@@ -21,7 +21,11 @@ from typing import IO, Any
 from rich.console import Console
 from rich.table import Table
 
-from .app.sessions import HUMAN, AppError, LiveGame
+from dragonstones_env.registry import Presenter
+
+from .refusals import Refused
+from .sources import HUMAN
+from .table import LiveGame, shown
 
 # bid tokens: a count and a letter (f fairy, c common, s silver), or a bare b (black coin) / a (amulet)
 _TOKEN = re.compile(r"^(\d*)([fcsba])$")
@@ -47,15 +51,15 @@ def parse_bid(text: str, fields: list[dict[str, Any]]) -> dict[str, int]:
     return values
 
 
-def _show(console: Console, state: dict[str, Any], mod: Any) -> None:
+def _show(console: Console, state: dict[str, Any], show: Presenter) -> None:
     v = state["view"]
-    table = Table(title=f"{state['title']} - {mod.headline(v)}", show_lines=False, expand=False)
+    table = Table(title=f"{state['title']} - {show.headline(v)}", show_lines=False, expand=False)
     table.add_column("seat")
     table.add_column("what you see")
     for p, name in enumerate(state["names"]):
         mark = ">" if state["actor"] == p else " "
         who = " (you)" if p == state["seat"] else f" ({state['seats'][p]})"
-        table.add_row(f"{mark} {name}{who}", mod.seat_line(v, p))
+        table.add_row(f"{mark} {name}{who}", show.seat_line(v, p))
     console.print(table)
     for line in state["log"][-6:]:
         console.print(f"  [dim]{line}[/dim]")
@@ -118,27 +122,22 @@ def play(game: str = "dragonstones", players: int | None = None, opponents: list
         return line.rstrip("\n")
 
     try:
-        from .app.games import game as adapter
-
-        mod = adapter(game)
-        n = players or mod.DEFAULT_PLAYERS
-        others = opponents or [mod.DEFAULT_OPPONENT]
+        spec = shown(game)  # an unknown game: the registry's error names the known ones
+        n = spec.check_players(spec.default_players if players is None else players, "--players")
+        others = opponents or [spec.default_bot]
         if len(others) not in (1, n - 1):
-            raise AppError(400, f"--opponents takes one spec for every other seat or {n - 1} specs, not {len(others)}")
+            raise Refused(f"--opponents takes one spec for every other seat or {n - 1} specs, not {len(others)}")
         specs = iter(others * (n - 1) if len(others) == 1 else others)
         if not 0 <= seat < n:
-            raise AppError(400, f"--seat must be from 0 to {n - 1}")
-        table = LiveGame({"game": game, "players": n, "seed": seed, "pace_ms": 0,
+            raise Refused(f"--seat must be from 0 to {n - 1}")
+        table = LiveGame({"game": spec.id, "players": n, "seed": seed, "pace_ms": 0,
                           "seats": [HUMAN if i == seat else next(specs) for i in range(n)]})
-    except KeyError as err:
-        console.print(f"[red]{err.args[0]}[/red]")
-        return 2
-    except AppError as err:
-        console.print(f"[red]{err.message}[/red]")
+    except ValueError as err:  # a refusal, an unknown game or table size: the message says what to fix
+        console.print(f"[red]{err}[/red]")
         return 2
     while True:
         state = table.state(seat)
-        _show(console, state, mod)
+        _show(console, state, spec.presenter)
         if state["result"] is not None:
             console.print(f"[bold]Game over: {state['result']['text']}[/bold]")
             save()
@@ -149,7 +148,7 @@ def play(game: str = "dragonstones", players: int | None = None, opponents: list
             return 1
         try:
             table.act(seat, {"action": action})
-        except AppError as err:  # never expected: the choices offered are the legal ones
-            console.print(f"[red]{err.message}[/red]")
+        except Refused as err:  # never expected: the choices offered are the legal ones
+            console.print(f"[red]{err}[/red]")
             continue
         table.advance()

@@ -9,7 +9,7 @@ The package ends by registering the game (``dragonstones_env.games.get("drachens
 
 from dragonstones_env.registry import GameSpec, register
 
-from . import actions, observation
+from . import actions, observation, present
 from .cards import (
     CARD_NAMES,
     CARD_TYPE_OF_ID,
@@ -38,6 +38,7 @@ SPEC = register(GameSpec(
     reward_range=lambda n: (-1.0, 1.0),
     # every decision is one applied option, and the game is truncated after max_steps of them
     max_decisions=lambda n, options: int(options["max_steps"]),
+    presenter=present.PRESENTER,
 ))
 
 __all__ = [

@@ -11,6 +11,7 @@
 | ``custom`` | custom characters as data or Python, the deck option (issue #16) |
 | ``sampler`` | determinizations: the game as one seat may imagine it (the search's sampler, F43) |
 | ``env`` | the PettingZoo env (``dragonstones_v1``) |
+| ``present`` | the game shown to people: views, prompts, the log in words (the app, terminal, GIFs) |
 
 The package ends by registering the game (``dragonstones_env.games.get("dragonstones")``).
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 from dragonstones_env.registry import GameSpec, register
 
-from . import actions, observation
+from . import actions, observation, present
 from .cards import CARDS_PER_TURN
 from .custom import replay  # engine.replay, rebuilding a custom deck too (#16)
 from .engine import Game
@@ -70,7 +71,7 @@ SPEC = register(GameSpec(
     zoo=("value", "aggressor", "miser", "collector"), figures=figures,
     stall="share of auctions nobody wins (passed, cursed, or tied with no tie-break winner)",
     sample_state=sample_state, reward_range=reward_range, max_decisions=max_decisions,
-    seat_view=observation.seat_view,
+    seat_view=observation.seat_view, presenter=present.PRESENTER,
 ))
 
 __all__ = ["SPEC", "Game", "decode", "env", "figures", "max_decisions", "raw_env", "replay", "reward_range",

@@ -30,7 +30,7 @@ from typing import Any
 
 from dragonstones_env.bounds import check
 
-from .sessions import AppError
+from .errors import AppError
 
 TABLES_PER_CLIENT = 20  # unfinished tables of one client (the bounds table's app.tables_per_client)
 SEARCH_SEATS_PER_CLIENT = 6  # two all-search tables of three, or six human tables with a search bot

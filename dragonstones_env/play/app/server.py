@@ -7,8 +7,8 @@ the ``Authorization: Bearer TOKEN`` header):
 * ``GET /api/meta``: the games, their table sizes, the policies that play each, the cards' rules
   text, and this server's decks;
 * ``POST /api/games`` ``{"game", "players", "seats": ["human" | policy, ...], "names", "pace_ms",
-  "seed", "insight", "characters", "exclude"}`` starts a table and returns ``{"id", "creator",
-  "tokens": {seat: token}}``; ``GET /api/games`` lists the tables (no secret);
+  "seed", "insight"}`` and the game's table options (its ``options`` in ``/api/meta``) starts a table
+  and returns ``{"id", "creator", "tokens": {seat: token}}``; ``GET /api/games`` lists the tables (no secret);
 * ``GET /api/games/{id}[?log_from=k&insight=1]``: what the token's seat sees, or without a seat's
   token what a spectator sees (bots due to move move first);
 * ``POST /api/games/{id}/actions`` ``{"action"}`` with a seat's token: its move, then the bots'
@@ -55,10 +55,11 @@ from starlette.staticfiles import StaticFiles
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import FILE_BYTES
+from dragonstones_env.play.sources import Sources
+from dragonstones_env.play.table import MAX_PACE_MS, REGENERATE_SECONDS, LiveGame, Replay, check_int, shown_games
 
-from . import games
+from .errors import REFUSALS, AppError, message_of, status_of
 from .limits import WATCH_SECONDS, Admission, SearchScheduler
-from .sessions import MAX_PACE_MS, REGENERATE_SECONDS, AppError, LiveGame, Replay, Sources, check_int, parse_json
 from .store import Replays, StoredReplays, StoreError, Table, Tables
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -154,6 +155,18 @@ async def read_body(request: Request, limit: int) -> Any:
     return parse_json(raw)
 
 
+def parse_json(raw: bytes) -> Any:
+    """A request body as JSON, or a 400 naming the problem."""
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise AppError(400, f"malformed JSON: {str(err)[:200]}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _token(request: Request) -> str | None:
     auth = request.headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")
@@ -192,6 +205,241 @@ def search_seats(game: LiveGame) -> int:
     return sum(1 for p in game.policies if p is not None and p.capabilities.information_state)
 
 
+def _app(request: Request) -> Any:
+    """What the routes share (``app.state``): the settings, sources, tables, replays, limits and the
+    search starter that :func:`create_app` made."""
+    return request.app.state
+
+
+async def run(fn: Callable, *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
+    """``fn(*args)`` in a worker thread (parsing, checking, playing: the event loop only routes)."""
+    return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+def meta_data(sources: Sources) -> dict[str, Any]:
+    """The games people can be shown (those with a presenter, in the registry's order), each with the
+    facts of its spec (table sizes, default bot and options) and its presenter's words."""
+    out = []
+    for spec in shown_games():
+        show = spec.presenter
+        out.append({"name": spec.id, "title": spec.title, "min_players": spec.players.start,
+                    "max_players": spec.players.stop - 1, "default_players": spec.default_players,
+                    "default_opponent": spec.default_bot, "policies": sources.policies(spec),
+                    "options": list(show.table_options), "rules": show.rules(), "how_to": list(show.how_to)})
+    return {"games": out, "decks": list(sources.decks())}
+
+
+async def meta(request: Request) -> Response:
+    return _json(await run(meta_data, _app(request).sources))
+
+
+def new_table(state: Any, body: Any, client: str) -> dict[str, Any]:
+    admission, tables = state.admission, state.tables
+    admission.rate(client)
+    game = LiveGame(body, state.sources, background=True)
+    searches = search_seats(game)
+    admission.admit(client, searches)
+    key, creator, tokens = tables.add(game)
+    admission.created(client, key, searches)
+    table = tables.get(key)
+    with table.lock:
+        state.start_search(table)
+    return {"id": key, "creator": creator, "tokens": {str(s): t for s, t in tokens.items()},
+            "seeded": game.seeded}
+
+
+async def create(request: Request) -> Response:
+    body = await read_body(request, MAX_TABLE_BODY)
+    state = _app(request)
+    return _json(await run(new_table, state, body, client_of(request), limiter=state.heavy), 201)
+
+
+async def list_games(request: Request) -> Response:
+    return _json({"games": await run(_app(request).tables.listing)})
+
+
+async def show(request: Request) -> Response:
+    token = _token(request)
+    log_from = _query_int(request, "log_from", 0)
+    want = request.query_params.get("insight") in ("1", "true")
+    asked = request.query_params.get("seat")
+    state = _app(request)
+    tables = state.tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        seat, _ = table.seat_of(token)
+        if asked is not None and asked != str(seat):
+            raise AppError(403, f"seat {asked[:10]}'s view needs that seat's token (the seat's link carries "
+                                "it); without one, this is the spectators' view")
+        with table.lock:
+            if seat is not None:
+                table.seen[seat] = tables.clock()
+            table.game.advance()
+            tables.save(table)
+            state.start_search(table)
+            return table.game.state(seat, log_from, want)
+
+    return _json(await run(work))
+
+
+async def act(request: Request) -> Response:
+    token = _token(request)
+    body = await read_body(request, MAX_SMALL_BODY)
+    log_from = _query_int(request, "log_from", 0)
+    state = _app(request)
+    tables = state.tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        seat, _ = table.seat_of(token)
+        if seat is None:
+            raise AppError(401 if token is None else 403, "acting needs a seat's token (the seat's link "
+                                                          "carries it)")
+        with table.lock:
+            table.seen[seat] = tables.clock()
+            table.game.act(seat, body)
+            table.game.advance()
+            tables.save(table)
+            state.start_search(table)
+            return table.game.state(seat, log_from)
+
+    return _json(await run(work))
+
+
+async def pace(request: Request) -> Response:
+    token = _token(request)
+    body = await read_body(request, MAX_SMALL_BODY)
+    value = check_int(body.get("pace_ms") if isinstance(body, dict) else None, "pace_ms", 0, MAX_PACE_MS)
+    tables = _app(request).tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        seat, creator = table.seat_of(token)
+        if seat is None and not creator:
+            raise AppError(401 if token is None else 403, "the pace is set by the table's creator or a seat")
+        with table.lock:
+            table.game.pace_ms = value
+            table.saved_touch = 0.0  # the setup changed: write it
+            tables.save(table)
+        return {"pace_ms": value}
+
+    return _json(await run(work))
+
+
+async def record(request: Request) -> Response:
+    tables = _app(request).tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        with table.lock:
+            return table.game.saved()
+
+    return _json(await run(work))
+
+
+async def delete(request: Request) -> Response:
+    token = _token(request)
+    tables = _app(request).tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        _, creator = table.seat_of(token)
+        if not creator:
+            raise AppError(401 if token is None else 403, "only the table's creator deletes it")
+        tables.delete(table.id)
+        return {"deleted": table.id}
+
+    return _json(await run(work))
+
+
+async def invites(request: Request) -> Response:
+    token = _token(request)
+    tables = _app(request).tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        _, creator = table.seat_of(token)
+        if not creator or token is None:
+            raise AppError(401 if token is None else 403, "the invite links are the table's creator's")
+        return {"tokens": {str(s): t for s, t in tables.invites(table, token).items()}}
+
+    return _json(await run(work))
+
+
+async def rename(request: Request) -> Response:
+    token = _token(request)
+    body = await read_body(request, MAX_SMALL_BODY)
+    name = body.get("name") if isinstance(body, dict) else None
+    tables = _app(request).tables
+
+    def work() -> dict[str, Any]:
+        table = tables.get(request.path_params["id"])
+        seat, _ = table.seat_of(token)
+        if seat is None:
+            raise AppError(401 if token is None else 403, "a seat's name is set with that seat's token")
+        with table.lock:
+            table.game.rename(seat, name)
+            table.saved_touch = 0.0  # the setup changed: write it
+            tables.save(table)
+            return {"names": table.game.names}
+
+    return _json(await run(work))
+
+
+async def new_replay(request: Request) -> Response:
+    body = await read_body(request, MAX_BODY)
+    state = _app(request)
+
+    def work() -> dict[str, Any]:
+        replay = Replay(body, state.sources, state.settings.regenerate_seconds)
+        return {"id": state.replays.add(replay), **replay.summary()}
+
+    return _json(await run(work, limiter=state.heavy), 201)
+
+
+async def show_replay(request: Request) -> Response:
+    step = _query_int(request, "step", 0)
+    seat = _query_int(request, "seat", 0)
+    log_from = _query_int(request, "log_from", 0)
+    spec = request.query_params.get("insight") or None
+    replays = _app(request).replays
+
+    def work() -> dict[str, Any]:
+        replay, lock = replays.get(request.path_params["id"])
+        with lock:
+            return replay.state(step, seat, spec, log_from)
+
+    return _json(await run(work))
+
+
+async def refusal(request: Request, exc: Exception) -> Response:
+    """A refused request (:data:`errors.REFUSALS`): its status and ``{"error": message}``."""
+    return _json({"error": message_of(exc)}, status_of(exc))
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/api/meta", meta),
+    Route("/api/games", create, methods=["POST"]),
+    Route("/api/games", list_games, methods=["GET"]),
+    Route("/api/games/{id}", show, methods=["GET"]),
+    Route("/api/games/{id}", delete, methods=["DELETE"]),
+    Route("/api/games/{id}/actions", act, methods=["POST"]),
+    Route("/api/games/{id}/pace", pace, methods=["POST"]),
+    Route("/api/games/{id}/record", record),
+    Route("/api/games/{id}/invites", invites),
+    Route("/api/games/{id}/name", rename, methods=["POST"]),
+    Route("/api/replays", new_replay, methods=["POST"]),
+    Route("/api/replays/{id}", show_replay),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
 def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     """The app; ``options`` are :class:`Settings` fields (``create_app(store=path, hosts=("testserver",))``)."""
     settings = settings or Settings(**options)
@@ -202,9 +450,6 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
     # Parsing, checking and simulating: worker threads, two at a time (the other requests are not
     # held up: the event loop only reads bodies and routes, and light requests use their own pool).
     heavy = anyio.CapacityLimiter(2)
-
-    async def run(fn: Callable, *args: Any, limiter: anyio.CapacityLimiter | None = None) -> Any:
-        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter)
 
     # Search bots' decisions (0.1 to 1 s each): two bot threads, one decision per job, human tables
     # first (limits.SearchScheduler); a request only starts one (with the table's lock) and answers at once.
@@ -243,202 +488,13 @@ def create_app(settings: Settings | None = None, **options: Any) -> Starlette:
             tables.save(table)
             start_search(table)
 
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-    def meta_data() -> dict[str, Any]:
-        out = []
-        for name in games.names():
-            mod = games.game(name)
-            out.append({"name": name, "title": mod.TITLE, "min_players": mod.MIN_PLAYERS,
-                        "max_players": mod.MAX_PLAYERS, "default_players": mod.DEFAULT_PLAYERS,
-                        "default_opponent": mod.DEFAULT_OPPONENT, "policies": sources.policies(mod),
-                        "options": list(mod.ENV_OPTIONS), "rules": mod.rules(), "how_to": list(mod.HOW_TO)})
-        return {"games": out, "decks": list(sources.decks())}
-
-    async def meta(request: Request) -> Response:
-        return _json(await run(meta_data))
-
-    def new_table(body: Any, client: str) -> dict[str, Any]:
-        admission.rate(client)
-        game = LiveGame(body, sources, background=True)
-        searches = search_seats(game)
-        admission.admit(client, searches)
-        key, creator, tokens = tables.add(game)
-        admission.created(client, key, searches)
-        table = tables.get(key)
-        with table.lock:
-            start_search(table)
-        return {"id": key, "creator": creator, "tokens": {str(s): t for s, t in tokens.items()},
-                "seeded": game.seeded}
-
-    async def create(request: Request) -> Response:
-        body = await read_body(request, MAX_TABLE_BODY)
-        return _json(await run(new_table, body, client_of(request), limiter=heavy), 201)
-
-    async def list_games(request: Request) -> Response:
-        return _json({"games": await run(tables.listing)})
-
-    async def show(request: Request) -> Response:
-        token = _token(request)
-        log_from = _query_int(request, "log_from", 0)
-        want = request.query_params.get("insight") in ("1", "true")
-        asked = request.query_params.get("seat")
-
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            seat, _ = table.seat_of(token)
-            if asked is not None and asked != str(seat):
-                raise AppError(403, f"seat {asked[:10]}'s view needs that seat's token (the seat's link carries "
-                                    "it); without one, this is the spectators' view")
-            with table.lock:
-                if seat is not None:
-                    table.seen[seat] = tables.clock()
-                table.game.advance()
-                tables.save(table)
-                start_search(table)
-                return table.game.state(seat, log_from, want)
-
-        return _json(await run(work))
-
-    async def act(request: Request) -> Response:
-        token = _token(request)
-        body = await read_body(request, MAX_SMALL_BODY)
-        log_from = _query_int(request, "log_from", 0)
-
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            seat, _ = table.seat_of(token)
-            if seat is None:
-                raise AppError(401 if token is None else 403, "acting needs a seat's token (the seat's link "
-                                                              "carries it)")
-            with table.lock:
-                table.seen[seat] = tables.clock()
-                table.game.act(seat, body)
-                table.game.advance()
-                tables.save(table)
-                start_search(table)
-                return table.game.state(seat, log_from)
-
-        return _json(await run(work))
-
-    async def pace(request: Request) -> Response:
-        token = _token(request)
-        body = await read_body(request, MAX_SMALL_BODY)
-        value = check_int(body.get("pace_ms") if isinstance(body, dict) else None, "pace_ms", 0, MAX_PACE_MS)
-
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            seat, creator = table.seat_of(token)
-            if seat is None and not creator:
-                raise AppError(401 if token is None else 403, "the pace is set by the table's creator or a seat")
-            with table.lock:
-                table.game.pace_ms = value
-                table.saved_touch = 0.0  # the setup changed: write it
-                tables.save(table)
-            return {"pace_ms": value}
-
-        return _json(await run(work))
-
-    async def record(request: Request) -> Response:
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            with table.lock:
-                return table.game.saved()
-
-        return _json(await run(work))
-
-    async def delete(request: Request) -> Response:
-        token = _token(request)
-
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            _, creator = table.seat_of(token)
-            if not creator:
-                raise AppError(401 if token is None else 403, "only the table's creator deletes it")
-            tables.delete(table.id)
-            return {"deleted": table.id}
-
-        return _json(await run(work))
-
-    async def invites(request: Request) -> Response:
-        token = _token(request)
-
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            _, creator = table.seat_of(token)
-            if not creator or token is None:
-                raise AppError(401 if token is None else 403, "the invite links are the table's creator's")
-            return {"tokens": {str(s): t for s, t in tables.invites(table, token).items()}}
-
-        return _json(await run(work))
-
-    async def rename(request: Request) -> Response:
-        token = _token(request)
-        body = await read_body(request, MAX_SMALL_BODY)
-        name = body.get("name") if isinstance(body, dict) else None
-
-        def work() -> dict[str, Any]:
-            table = tables.get(request.path_params["id"])
-            seat, _ = table.seat_of(token)
-            if seat is None:
-                raise AppError(401 if token is None else 403, "a seat's name is set with that seat's token")
-            with table.lock:
-                table.game.rename(seat, name)
-                table.saved_touch = 0.0  # the setup changed: write it
-                tables.save(table)
-                return {"names": table.game.names}
-
-        return _json(await run(work))
-
-    async def new_replay(request: Request) -> Response:
-        body = await read_body(request, MAX_BODY)
-
-        def work() -> dict[str, Any]:
-            replay = Replay(body, sources, settings.regenerate_seconds)
-            return {"id": replays.add(replay), **replay.summary()}
-
-        return _json(await run(work, limiter=heavy), 201)
-
-    async def show_replay(request: Request) -> Response:
-        step = _query_int(request, "step", 0)
-        seat = _query_int(request, "seat", 0)
-        log_from = _query_int(request, "log_from", 0)
-        spec = request.query_params.get("insight") or None
-
-        def work() -> dict[str, Any]:
-            replay, lock = replays.get(request.path_params["id"])
-            with lock:
-                return replay.state(step, seat, spec, log_from)
-
-        return _json(await run(work))
-
-    async def app_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, AppError)
-        return _json({"error": exc.message}, exc.status)
-
-    routes = [
-        Route("/", index),
-        Route("/api/meta", meta),
-        Route("/api/games", create, methods=["POST"]),
-        Route("/api/games", list_games, methods=["GET"]),
-        Route("/api/games/{id}", show, methods=["GET"]),
-        Route("/api/games/{id}", delete, methods=["DELETE"]),
-        Route("/api/games/{id}/actions", act, methods=["POST"]),
-        Route("/api/games/{id}/pace", pace, methods=["POST"]),
-        Route("/api/games/{id}/record", record),
-        Route("/api/games/{id}/invites", invites),
-        Route("/api/games/{id}/name", rename, methods=["POST"]),
-        Route("/api/replays", new_replay, methods=["POST"]),
-        Route("/api/replays/{id}", show_replay),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         bots.shutdown()  # a search under way ends on its own (about a second)
 
-    app = Starlette(routes=routes, exception_handlers={AppError: app_error}, lifespan=lifespan)
+    app = Starlette(routes=ROUTES, exception_handlers=dict.fromkeys(REFUSALS, refusal), lifespan=lifespan)
+    app.state.settings, app.state.heavy, app.state.start_search = settings, heavy, start_search
     app.state.tables, app.state.replays, app.state.sources = tables, replays, sources
     app.state.bots, app.state.admission = bots, admission
     app.add_middleware(Guard, hosts=settings.hosts)

@@ -51,8 +51,11 @@ from pathlib import Path
 from typing import Any
 
 from dragonstones_env.bounds import check
+from dragonstones_env.play.refusals import Refused, Unplayable
+from dragonstones_env.play.sources import Sources
+from dragonstones_env.play.table import LiveGame, Replay, check_setup
 
-from .sessions import AppError, LiveGame, Replay, Sources, check_setup
+from .errors import AppError, message_of
 
 MAX_TABLES = 1000  # stored
 MAX_LOADED = 128  # in memory
@@ -182,8 +185,8 @@ def check_setup_text(text: Any) -> dict[str, Any]:
     setup = _json_row(text, "setup")
     try:
         return check_setup(setup)
-    except AppError as err:
-        raise RowError(f"its setup is refused: {err.message}") from None
+    except Refused as err:
+        raise RowError(f"its setup is refused: {err}") from None
 
 
 def check_row(setup: Any, creator: Any, tokens: Any, touched: Any) -> tuple[dict, str, dict[int, str], float]:
@@ -278,8 +281,8 @@ class Tables:
             try:
                 self._load(key)
                 self.resumed.append(key)
-            except AppError as err:
-                self.refused[key] = err.message
+            except (AppError, Refused) as err:
+                self.refused[key] = message_of(err)
 
     # ---------------------------------------------------------------- the file
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
@@ -315,15 +318,16 @@ class Tables:
             setup, creator, tokens, touched = check_row(*rows[0])
             record = read_events(self._query("SELECT event FROM events WHERE id = ? ORDER BY n", (key,)))
             game = LiveGame.resume(setup, record, self.sources, background=True)
+        except Unplayable as err:  # a record that does not replay; a policy that no longer loads is kept
+            self._set_aside(key, str(err))
+            raise
+        except Refused:
+            raise
         except (RowError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as err:
             # what the engine's replay raises on a malformed event it does not name itself
             reason = str(err) if isinstance(err, RowError) else f"{type(err).__name__}: {err}"
             self._set_aside(key, reason)
             raise AppError(422, f"the table {key[:40]!r} was set aside, out of play: {reason[:300]}") from None
-        except AppError as err:
-            if err.status == 422:  # a record that does not replay; a policy that no longer loads is kept
-                self._set_aside(key, err.message)
-            raise
         table = Table(key, game, creator, tokens, touched, saved=len(record), saved_touch=touched)
         with self._lock:
             if key in self.items:  # another request loaded it meanwhile: one table, one lock
@@ -558,5 +562,5 @@ class StoredReplays:
         self.tables._write([("UPDATE replays SET touched = ? WHERE id = ?", (self.tables.clock(), key))])
         try:
             return Replay(json.loads(rows[0][0]), self.tables.sources)
-        except AppError:  # a stored replay this version no longer replays: as if it were gone
+        except Refused:  # a stored replay this version no longer replays: as if it were gone
             return None

@@ -1,4 +1,5 @@
-"""Fist of Dragonstones in the app: its env, what one seat sees, its actions, its log, in words.
+"""Fist of Dragonstones shown to people (its :class:`~dragonstones_env.registry.Presenter`, for the web app,
+the terminal and GIFs): what one seat sees, its actions, its log, in words.
 
 Every value shown to a seat comes from that seat's observation (``observation.decode``) and
 action mask; a spectator's (:func:`public_view`) from what every seat sees alike; only
@@ -14,27 +15,21 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist import custom
-from dragonstones_env.games.fist.cards import CHARACTER_SLOTS, CHARACTERS, COLOURS
-from dragonstones_env.games.fist.env import raw_env
-from dragonstones_env.games.fist.observation import SEAT_FEATURES, decode
-from dragonstones_env.games.fist.state import WIN_SCORE
+from dragonstones_env.presenting import absolute, builder, button_groups, event_text, joined, plain
+from dragonstones_env.registry import Presenter
 
-from .common import absolute, builder, button_groups, event_text, joined, plain
+from . import actions as A
+from . import custom
+from .cards import CHARACTER_SLOTS, CHARACTERS, COLOURS
+from .env import raw_env
+from .observation import SEAT_FEATURES, decode
+from .state import WIN_SCORE
 
-GAME_ID = "dragonstones"  # the game it draws: its registry id, the name the API and records use
-TITLE = "Fist of Dragonstones"
-MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = raw_env.MIN_PLAYERS, raw_env.MAX_PLAYERS, 4
-ENV_NAME = raw_env.metadata["name"]
-# The names bots give as their ``game`` (the heuristic says "dragonstones", checkpoints their env).
-POLICY_GAMES = ("dragonstones", ENV_NAME)
-DEFAULT_OPPONENT = "heuristic"
 KIND_KEY = "type"  # the key naming an event's kind in this engine's records
 INPUT_EVENTS = ("choice",)
 _SEALED = ("bid", "tiebreak")  # decisions whose choice stays secret until the reveal (F43)
 # Env options a new table may set (the custom deck, issue #16; docs/custom-characters.md).
-ENV_OPTIONS = ("characters", "exclude")
+TABLE_OPTIONS = ("characters", "exclude")
 # How to play, for a first-time player (the setup page and an invitee's first screen)
 HOW_TO = (
     "Each turn, characters come up for auction one at a time (the Witch first).",
@@ -58,17 +53,6 @@ def make_env(num_players: int, **options: Any) -> raw_env:
         raise ValueError(f"characters: {chars[:200]!r} is neither a .yaml, .yml or .toml file nor a registered "
                          "Python character")
     return raw_env(num_players=num_players, **options)
-
-
-def is_record(record: list) -> bool:
-    """Whether a record's first event is this engine's start event."""
-    return isinstance(record[0], dict) and record[0].get("type") == "start"
-
-
-def check_record(record: list) -> Any:
-    """The engine's own replay check (raises ReplayError naming the first bad event); a custom
-    deck in the start event is rebuilt (a card this process does not know is refused)."""
-    return custom.replay(record)
 
 
 def env_for_record(start: dict[str, Any]) -> raw_env:
@@ -491,3 +475,11 @@ def seat_line(v: dict[str, Any], p: int) -> str:
     extra = (" black" if pl["black"] else "") + (" amulet" if pl["amulets"] else "") + \
         (" [sealed]" if pl["has_bid"] else "")
     return f"score {pl['score']}/{v['win_score']}  stones {pl['red']}r {pl['blue']}b {pl['yellow']}y  {coins}{extra}"
+
+
+PRESENTER = Presenter(
+    how_to=HOW_TO, kind_key=KIND_KEY, input_events=INPUT_EVENTS, env_for_record=env_for_record, encode=encode,
+    rules=rules, goal=goal, view=view, public_view=public_view, hidden=hidden, race=race, prompt=prompt,
+    action_text=action_text, groups=groups, log_line=log_line, outcome=outcome, headline=headline,
+    seat_line=seat_line, table_options=TABLE_OPTIONS, option=option, make_env=make_env,
+)

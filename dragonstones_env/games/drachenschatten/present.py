@@ -1,4 +1,5 @@
-"""DrachenSchatten in the app: its env, what one seat sees, its actions, its log, in words.
+"""DrachenSchatten shown to people (its :class:`~dragonstones_env.registry.Presenter`, for the web app, the
+terminal and GIFs): what one seat sees, its actions, its log, in words.
 
 Every value shown to a seat comes from that seat's observation (``observation.decode``) and
 action mask; a spectator's (:func:`public_view`) from what every seat sees alike; only
@@ -13,20 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.games.drachenschatten import actions as A
-from dragonstones_env.games.drachenschatten.cards import CARD_NAMES, CARDS, SYMBOL_TEXT
-from dragonstones_env.games.drachenschatten.env import raw_env
-from dragonstones_env.games.drachenschatten.observation import SEAT_TOTALS, decode
-from dragonstones_env.games.drachenschatten.rules import replay as engine_replay
+from dragonstones_env.presenting import absolute, button_groups, event_text, joined, plain
+from dragonstones_env.registry import Presenter
 
-from .common import absolute, button_groups, event_text, joined, plain
+from . import actions as A
+from .cards import CARD_NAMES, CARDS, SYMBOL_TEXT
+from .env import raw_env
+from .observation import SEAT_TOTALS, decode
 
-GAME_ID = "drachenschatten"  # the game it draws: its registry id, the name the API and records use
-TITLE = "DrachenSchatten"
-MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = raw_env.MIN_PLAYERS, raw_env.MAX_PLAYERS, 3
-ENV_NAME = raw_env.metadata["name"]
-POLICY_GAMES = ("drachenschatten", ENV_NAME)
-DEFAULT_OPPONENT = "ds-heuristic"
 KIND_KEY = "event"
 # How to play, for a first-time player (the setup page and an invitee's first screen)
 HOW_TO = (
@@ -49,25 +44,6 @@ _SECRET = ("view",)  # decisions whose choice (the stack looked at) only the cho
 WIN = {"kinds": 7, "beasts": 3, "treasures": 3}  # D6
 _REASONS = {"seven_kinds": "seven different object kinds", "three_beasts": "three beasts",
             "three_treasures": "three treasures"}
-
-
-ENV_OPTIONS = ()  # no env option a new table may set
-
-
-def option(key: str, value: Any, sources: Any) -> Any:
-    raise ValueError(f"{key} is not an option of {TITLE}")
-
-
-def make_env(num_players: int) -> raw_env:
-    return raw_env(num_players=num_players)
-
-
-def is_record(record: list) -> bool:
-    return isinstance(record[0], dict) and record[0].get("event") == "start"
-
-
-def check_record(record: list) -> Any:
-    return engine_replay(record)
 
 
 def env_for_record(start: dict[str, Any]) -> raw_env:
@@ -306,3 +282,12 @@ def seat_line(v: dict[str, Any], p: int) -> str:
         names += [c["name"]] * c["ready"] + [f"({c['name']})"] * c["other"]
     cards = ", ".join(names)
     return f"{pl['kinds']} kinds {pl['beasts']} beasts {pl['treasures']} treasures: {cards or '-'}"
+
+
+# No env option a new table may set (the Presenter's default ``table_options``).
+PRESENTER = Presenter(
+    how_to=HOW_TO, kind_key=KIND_KEY, input_events=INPUT_EVENTS, env_for_record=env_for_record, encode=encode,
+    rules=rules, goal=goal, view=view, public_view=public_view, hidden=hidden, race=race, prompt=prompt,
+    action_text=action_text, groups=groups, log_line=log_line, outcome=outcome, headline=headline,
+    seat_line=seat_line,
+)

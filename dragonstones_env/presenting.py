@@ -1,6 +1,8 @@
-"""Helpers shared by the per-game adapters: JSON-plain values, grouping legal actions, insight.
+"""Helpers the games' presenters share (``games/*/present.py``): JSON-plain values, seats made
+absolute, legal actions grouped as a bid builder or buttons, words joined, an event in plain text.
 
-Nothing here knows a game: an adapter passes its action families and its env.
+Nothing here knows a game: a presenter passes its action families and its env. Part of the shared
+core (below the games), so that every game's presenter may use it and the games stay independent.
 """
 
 from __future__ import annotations
@@ -10,8 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
-from dragonstones_env.policies import Policy, PolicyError
 
 
 def plain(value: Any) -> Any:
@@ -75,34 +75,6 @@ def button_groups(env: Any, families: Sequence[Any], legal: Sequence[int], title
                                              "actions": []})
         group["actions"].append({"action": int(a), "text": env.describe_action(int(a))})
     return list(groups.values())
-
-
-def insight(policy: Policy, env: Any, agent: str, name: str, top: int = 5) -> dict[str, Any] | None:
-    """A checkpoint's masked action probabilities at the current decision of ``agent``: its top
-    actions, described, and its critic's estimate of the seat's final reward when it has one. None for
-    policies without ``probabilities`` (rule bots). ``name`` is the policy's spec, as shown."""
-    if not policy.capabilities.probabilities:
-        return None
-    obs = env.observe(agent)
-    probs = policy.probabilities(obs["observation"][None], obs["action_mask"][None])[0]
-    order = np.argsort(-probs, kind="stable")[:top]
-    shown = [(int(a), round(float(probs[a]), 4)) for a in order]
-    return {
-        "policy": name,
-        # an action below 0.00005 would read "p 0": only those that show a probability are listed
-        "top": [{"action": a, "text": env.describe_action(a), "p": p} for a, p in shown if p > 0],
-        # the critic's estimate of this seat's final reward (+1 a win, -1/(n-1) a loss), if it ships one
-        "value": _value(policy, obs),
-    }
-
-
-def _value(policy: Policy, obs: dict[str, np.ndarray]) -> float | None:
-    if not policy.capabilities.value:
-        return None
-    try:
-        return round(policy.value(obs), 3)
-    except PolicyError:  # a broken value.npz: the insight still shows the actor's probabilities
-        return None
 
 
 def joined(words: Sequence[str]) -> str:
