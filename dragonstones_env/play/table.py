@@ -58,12 +58,24 @@ def shown_games() -> list[GameSpec]:
 
 
 def for_record(record: list) -> GameSpec:
-    """The game whose engine wrote ``record`` (by its start event); an :class:`Unplayable` otherwise."""
-    for spec in shown_games():
-        if spec.presenter.is_record(record):
+    """The game whose engine wrote ``record``, checked by that engine's verified replay: of the games whose
+    start event it begins with (two engines may spell it alike), the first that replays it. An
+    :class:`Unplayable` names the first bad event (for the first such game), or the known games."""
+    candidates = [spec for spec in shown_games() if spec.presenter.is_record(record)]
+    if not candidates:
+        raise Unplayable("the record's first event is not the start event of any known game "
+                         f"({', '.join(g.id for g in shown_games())})")
+    refusal = None
+    for spec in candidates:
+        try:
+            spec.replay(record)
+        except ReplayError as err:
+            refusal = refusal or replay_refusal(err)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
+            refusal = refusal or f"the record does not replay: {type(err).__name__}: {str(err)[:600]}"
+        else:
             return spec
-    raise Unplayable("the record's first event is not the start event of any known game "
-                     f"({', '.join(g.id for g in shown_games())})")
+    raise Unplayable(refusal)
 
 
 def check_int(value: Any, name: str, low: int, high: int) -> int:
@@ -492,12 +504,6 @@ def parse_record(body: Any, sources: Sources = LOCAL,
     if len(body) > MAX_RECORD_EVENTS:
         raise TooLarge(f"the record has {len(body)} events; at most {MAX_RECORD_EVENTS}")
     spec = for_record(body)
-    try:
-        spec.replay(body)
-    except ReplayError as err:
-        raise Unplayable(replay_refusal(err)) from None
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
-        raise Unplayable(f"the record does not replay: {type(err).__name__}: {str(err)[:600]}") from None
     if seats is not None and not (isinstance(seats, list) and all(isinstance(s, str) and len(s) <= MAX_SPEC
                                                                   for s in seats)):
         raise Refused(f"seats must be a list of policy names, got {str(seats)[:200]!r}")
