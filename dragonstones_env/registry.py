@@ -132,7 +132,7 @@ class GameSpec:
         players = self.players
         if isinstance(n, bool) or not isinstance(n, int) or n not in players:
             raise TableSizeError(f"{what} must be an integer from {players.start} to {players.stop - 1} for "
-                             f"{self.title}, got {str(n)[:40]!r}")
+                             f"{self.title}, got {repr(n)[:40]}")
         return n
 
     def plays(self, game: Any) -> bool:

@@ -220,12 +220,12 @@ def test_drachenschatten_trains_through_the_config(tmp_path):
         ("ppo.n_epochs=two", r"ppo\.n_epochs: expected int"),
         ("ppo.gamma=1.5", r"ppo\.gamma"),
         ("num_players=7", r"num_players: must be an integer in \[2, 6\], got 7"),  # the bounds table
-        ("num_players=2", r"num_players: table sizes must be 3\.\.6"),  # then the game's own
+        ("num_players=2", r"num_players must be an integer from 3 to 6 for Fist of Dragonstones, got 2"),  # the game's
         ("num_players=[3, 9]", r"num_players"),
         ("league.mix={snapshot: -1}", r"league\.mix"),
         ("league.mix={champions: 1}", r"league\.mix"),
         ("n_envs=0", r"n_envs"),
-        ("eval.players=2", r"eval\.players"),
+        ("eval.players=2", r"eval\.players must be an integer from 3 to 6"),
         ("game=chess", r"game"),
         ("total_timesteps=true", r"total_timesteps"),
     ],

@@ -286,11 +286,8 @@ class RunConfig:
 
     @property
     def spec(self) -> GameSpec:
-        """The game's spec, from the game registry."""
-        try:
-            return games.get(self.game)
-        except games.UnknownGameError:
-            raise ConfigError(f"game: unknown game {self.game!r}; the games are {', '.join(games.ids())}") from None
+        """The game's spec, from the game registry (an unknown game: :func:`validate_run` says so first)."""
+        return games.get(self.game)
 
     @property
     def gym_id(self) -> str:
@@ -306,10 +303,6 @@ class RunConfig:
     def heuristic(self) -> str:
         """The spec of the game's rule-based bot."""
         return self.spec.default_bot
-
-    @property
-    def player_range(self) -> range:
-        return self.spec.players
 
     def env_options(self) -> dict[str, Any]:
         """The config's env options this game has (``observation_mode``, ``reward_shaping``: Fist's)."""
@@ -406,8 +399,9 @@ def validate_run(cfg: RunConfig) -> None:
     """Check the keys of :class:`RunConfig` beyond their bounds (:func:`check_bounds` comes first)."""
     need(cfg.game in games.ids(), "game", "must be " + " or ".join(games.ids()))
     sizes = cfg.num_players if isinstance(cfg.num_players, list) else [cfg.num_players]
-    lo, hi = cfg.player_range.start, cfg.player_range.stop - 1
-    need(bool(sizes) and all(lo <= n <= hi for n in sizes), "num_players", f"table sizes must be {lo}..{hi}")
+    need(bool(sizes), "num_players", "an empty list: give a table size")
+    for n in sizes:
+        players(cfg.spec, n, "num_players")
     need(cfg.observation_mode in ("recall", "table"), "observation_mode", "must be 'recall' or 'table'")
     need(cfg.reward_shaping == 0 or "reward_shaping" in cfg.spec.options, "reward_shaping",
          f"is not an option of {cfg.spec.title}")
@@ -448,8 +442,16 @@ def validate_net_arch(net_arch: list[int], key: str, table: Mapping[str, Bound] 
          f"{hidden} weights between hidden layers; at most {NET_ARCH_HIDDEN_PARAMETERS}")
 
 
-def validate_eval(e: EvalConfig, players: range) -> None:
-    need(e.players in players, "eval.players", f"must be {players.start}..{players.stop - 1}")
+def players(spec: GameSpec, n: Any, key: str) -> int:
+    """``n`` if ``spec`` is played at that table size (:meth:`GameSpec.check_players`), else a ConfigError."""
+    try:
+        return spec.check_players(n, key)
+    except games.TableSizeError as err:
+        raise ConfigError(str(err)) from None
+
+
+def validate_eval(e: EvalConfig, spec: GameSpec) -> None:
+    players(spec, e.players, "eval.players")
 
 
 def validate_imitate(im: ImitateConfig) -> None:
@@ -490,7 +492,7 @@ def validate(cfg: Config) -> Config:
     validate_ppo(cfg.ppo, cfg.n_envs, cfg.spec)
     validate_league(cfg.league, KINDS)
     validate_imitate(cfg.imitate)
-    validate_eval(cfg.eval, cfg.player_range)
+    validate_eval(cfg.eval, cfg.spec)
     return cfg
 
 

@@ -49,11 +49,12 @@ import numpy as np
 from dragonstones_env import bounds
 from dragonstones_env.bounds import BOUNDS, InputError
 from dragonstones_env.bounds import flag as bounded
-from dragonstones_env.evaluation.facts import EvaluationError, check_bounded, player_range
+from dragonstones_env.evaluation.facts import EvaluationError, check_bounded
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
 from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, expected_layout
 from dragonstones_env.policies.registry import available, shipped, shipped_dir
+from dragonstones_env.registry import TableSizeError, UnknownGameError
 from dragonstones_env.registry import get as get_game
 
 from .outputs import OutputError, check_output
@@ -316,9 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         check_outputs(args)
-        low, high = player_range(args.game)
-        if not low <= args.players <= high:
-            raise EvaluationError(f"{args.game} is played by {low} to {high} players, got --players {args.players}")
+        get_game(args.game).check_players(args.players, "--players")
         if args.games or not args.cells:
             check_bounded("games", args.games)
         if not 2 <= len(args.members) <= 8 or len(set(args.members)) != len(args.members):
@@ -335,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pure_games:
             play_pure(empirical, args.pure_games, args.seed, args.workers, args.game)
         result = solve(empirical, args.grid, floors)
-    except (EvaluationError, PolicyError) as err:
+    except (EvaluationError, PolicyError, UnknownGameError, TableSizeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     result.update({"members": args.members, "players": args.players, "games": args.games, "seed": args.seed,

@@ -53,7 +53,6 @@ import numpy as np
 
 from dragonstones_env import games
 from dragonstones_env.bounds import check as check_bound
-from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import decide, seat_all, zoo
 from training.league import League, PushedVersions
 
@@ -64,19 +63,11 @@ except ImportError:  # pragma: no cover - exercised only without ray
 
 
 
-def _spec(game: str) -> GameSpec:
-    """A game's spec (``env``, ``raw_env``, default table size, rule-based bot) from the registry."""
-    try:
-        return games.get(game)
-    except games.UnknownGameError:
-        raise ValueError(f"game must be one of {sorted(games.ids())}, got {game!r}") from None
-
-
 def make_league(game: str, section: dict[str, Any]) -> League:
     """The league of one env from the config's ``league`` section (see the module docstring)."""
     versions = PushedVersions(int(section.get("max_snapshots", 8)), provided=dict(section.get("weights", {})))
     return League(None, section.get("mix", {"latest": 1.0}), section.get("pool", ()), zoo=zoo(game),
-                  heuristic=_spec(game).default_bot, table=float(section.get("table", 0.0)),
+                  heuristic=games.get(game).default_bot, table=float(section.get("table", 0.0)),
                   mixed=float(section.get("mixed", 0.0)),
                   pfsp_power=float(section.get("pfsp_power", 2.0)), versions=versions,
                   max_snapshots=versions.max_snapshots)
@@ -89,11 +80,13 @@ class DragonstonesMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         config = dict(config or {})
         self.game_name = config.get("game", "dragonstones")
-        spec = _spec(self.game_name)
+        spec = games.get(self.game_name)  # an unknown game: a ValueError naming the known ones
         sizes = config.get("num_players", spec.default_players)
         self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
         if not self.sizes:
             raise ValueError("num_players is an empty list")
+        for n in self.sizes:
+            spec.check_players(n, "num_players")
         options = dict(config.get("env_options", {}))
         self.truncation_reward = check_bound("truncation_reward", config.get("truncation_reward", 0.0))
         # the raw env (no order-enforcing wrapper): this class only ever steps the agent to act

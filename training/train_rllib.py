@@ -140,7 +140,7 @@ def validate(cfg: RLlibConfig) -> RLlibConfig:
     validate_net_arch(p.net_arch, "ppo.net_arch", RLLIB_BOUNDS)
     need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
     validate_league(cfg.league, KINDS)
-    validate_eval(cfg.eval, cfg.player_range)
+    validate_eval(cfg.eval, cfg.spec)
     return cfg
 
 

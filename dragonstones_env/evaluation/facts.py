@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import bounds, games
-from dragonstones_env.games import GameSpec
 
 CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
 PANEL_GAMES = 200  # games per panel mix by default: enough to spot a weakness, not to claim one (use >= 1000)
@@ -21,14 +20,6 @@ PANEL_GAMES = 200  # games per panel mix by default: enough to spot a weakness, 
 # What evaluation needs to know about a game -- its bot, its figures (turns, auctions, unwon), what
 # stalling means there, its table sizes -- is its GameSpec, in the game registry.
 GAMES = games.ids()  # the games registered at import (the command line's choices)
-
-
-def game_facts(game: str) -> GameSpec:
-    """The spec of ``game`` (an EvaluationError naming the known games if there is none)."""
-    try:
-        return games.get(game)
-    except games.UnknownGameError:
-        raise EvaluationError(f"unknown game {game!r}; choose one of {', '.join(games.ids())}") from None
 
 
 def check_bounded(key: str, value: Any) -> None:
@@ -46,7 +37,7 @@ class EvaluationError(ValueError):
 # ---------------------------------------------------------------------------- games and line-ups
 def player_range(game: str) -> tuple[int, int]:
     """The table sizes ``game`` allows (inclusive)."""
-    players = game_facts(game).players
+    players = games.get(game).players
     return players.start, players.stop - 1
 
 
@@ -57,7 +48,7 @@ def checked_options(game: str, players: int, env_options: dict[str, Any] | None)
     conservation check: a fraction of a second) for each of them, so the options hold the
     deck's checked cards instead. The deck is None for the box's.
     """
-    probe = game_facts(game).env(num_players=players, **(env_options or {}))
+    probe = games.get(game).env(num_players=players, **(env_options or {}))
     deck = probe.unwrapped.deck
     options = dict(env_options or {})
     if deck is not None:
@@ -68,7 +59,7 @@ def checked_options(game: str, players: int, env_options: dict[str, Any] | None)
 def env_factory(game: str, players: int, options: dict[str, Any] | None = None):
     """A picklable zero-argument function building a new environment of ``game`` with ``options``
     (as :func:`checked_options` returns them)."""
-    return partial(game_facts(game).env, num_players=players, **(options or {}))
+    return partial(games.get(game).env, num_players=players, **(options or {}))
 
 
 def lineups(specs: Sequence[str], players: int, games: int, seed: int = 0,

@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.games import get as get_game
 from dragonstones_env.play.arena import wilson_interval
 from dragonstones_env.policies import zoo
 
-from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_bounded, checked_options, game_facts, player_range
+from .facts import CHUNK, PANEL_GAMES, EvaluationError, check_bounded, checked_options
 from .journal import open_journal
 from .report import write_panel
 from .tournament import play_tasks, preload
@@ -22,8 +23,7 @@ from .tournament import play_tasks, preload
 # ---------------------------------------------------------------------------- the panel
 def panel_opponents(game: str, baselines: Sequence[str] = ()) -> list[str]:
     """The panel's opponents: ``game``'s zoo bots, its heuristic, ``random``, then ``baselines`` (no repeats)."""
-    facts = game_facts(game)
-    return list(dict.fromkeys([*zoo(game), facts.default_bot, "random", *map(str, baselines)]))
+    return list(dict.fromkeys([*zoo(game), get_game(game).default_bot, "random", *map(str, baselines)]))
 
 
 def mix_seats(candidate: str, opponent: str, players: int, k: int,
@@ -112,13 +112,11 @@ def worst_mix(panel_result: dict[str, Any]) -> dict[str, Any]:
 
 def _check_panel(candidate: str, opponents: Sequence[str], players: Sequence[int], games: int, workers: int,
                  game: str, ks: Sequence[int] | None) -> None:
-    game_facts(game)
-    low, high = player_range(game)
+    spec = get_game(game)  # an unknown game: the registry's error names the known ones
     if not players:
         raise EvaluationError("no table size given (players)")
     for n in players:
-        if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
-            raise EvaluationError(f"{game} is played by {low} to {high} players, got a table of {n!r}")
+        spec.check_players(n, "players")
     check_bounded("games", games)
     check_bounded("workers", workers)
     if not candidate:
@@ -216,7 +214,7 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
         "workers": workers,
         "deterministic": deterministic,
         "opponents": opponents,
-        "stall_signal": game_facts(game).stall,
+        "stall_signal": get_game(game).stall,
         "seconds": seconds,
         "resumed": resumed,
         "mixes": mixes,

@@ -13,6 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from dragonstones_env.core import same_game
 from dragonstones_env.games import game_id
+from dragonstones_env.games import get as get_game
 from dragonstones_env.play.arena import GameResult, play_game, wilson_interval
 from dragonstones_env.play.vector import worker_context
 from dragonstones_env.policies import load_policy
@@ -24,9 +25,7 @@ from .facts import (
     check_bounded,
     checked_options,
     env_factory,
-    game_facts,
     lineups,
-    player_range,
 )
 from .journal import Journal, open_journal
 from .report import write_outputs
@@ -49,7 +48,7 @@ class _Player:
         # the env options (a custom deck's cards) checked and loaded once per process
         self.options, _ = checked_options(game, players, env_options)
         self.make_env = {players: env_factory(game, players, self.options)}  # per table size (a panel plays several)
-        self.figures = game_facts(game).figures
+        self.figures = get_game(game).figures
         self.seed = seed
         self.deterministic = deterministic
         self.cache: dict[str, list[Any]] = {spec: [p] for spec, p in (preloaded or {}).items()}
@@ -273,9 +272,7 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     """
     specs = [str(s) for s in specs]
     lineup = None if lineup is None else [str(s) for s in lineup]
-    low, high = player_range(game)
-    if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
-        raise EvaluationError(f"{game} is played by {low} to {high} players, got players={players!r}")
+    get_game(game).check_players(players, "players")
     check_bounded("games", games)
     check_bounded("workers", workers)
     if not specs and lineup:

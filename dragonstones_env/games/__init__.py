@@ -15,6 +15,8 @@ range(2, 5)
 from dragonstones_env.registry import (
     PLUGIN_GROUP,
     GameSpec,
+    Presenter,
+    TableSizeError,
     UnknownGameError,
     all,
     game_id,
@@ -32,5 +34,5 @@ from . import fist
 from . import drachenschatten
 # isort: on
 
-__all__ = ["PLUGIN_GROUP", "GameSpec", "UnknownGameError", "all", "drachenschatten", "fist", "game_id", "get", "ids",
-           "load_plugins", "register", "unregister"]
+__all__ = ["PLUGIN_GROUP", "GameSpec", "Presenter", "TableSizeError", "UnknownGameError", "all", "drachenschatten",
+           "fist", "game_id", "get", "ids", "load_plugins", "register", "unregister"]
