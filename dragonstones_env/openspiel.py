@@ -307,9 +307,10 @@ class Game(pyspiel.Game):
         if unknown:
             raise ValueError(f"{name}: unknown parameter(s) {unknown}; the parameters are {sorted(parameters(spec))}")
         n, seed = params["players"], params["seed"]
-        low, high = spec.players.start, spec.players.stop - 1
-        if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
-            raise ValueError(f"{name}: players must be an int from {low} to {high}, got {n!r}")
+        try:
+            spec.check_players(n, "players")
+        except ValueError as err:  # the parameter's game said first, as for every other parameter
+            raise ValueError(f"{name}: {err}") from None
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < -1:
             raise ValueError(f"{name}: seed must be -1 (fresh entropy) or a non-negative int, got {seed!r}")
         options = {k: v for k, v in params.items() if k not in ("players", "seed")}

@@ -279,9 +279,9 @@ def test_an_illegal_action_is_refused_naming_the_legal_ones_and_changes_nothing(
 
 
 @pytest.mark.parametrize(("spec", "params", "words"), [
-    (FIST, {"players": 7}, "players must be an int from 3 to 6, got 7"),
-    (FIST, {"players": 2}, "players must be an int from 3 to 6, got 2"),
-    (DS, {"players": 5}, "players must be an int from 2 to 4, got 5"),
+    (FIST, {"players": 7}, "players must be an integer from 3 to 6 for Fist of Dragonstones, got 7"),
+    (FIST, {"players": 2}, "players must be an integer from 3 to 6 for Fist of Dragonstones, got 2"),
+    (DS, {"players": 5}, "players must be an integer from 2 to 4 for DrachenSchatten, got 5"),
     (DS, {"seed": -2}, "seed must be -1 .* or a non-negative int, got -2"),
     (FIST, {"max_turns": 0}, r"max_turns: must be an integer in \[1, 1000\], got 0"),
     (FIST, {"observation_mode": "all"}, "observation_mode must be 'recall' or 'table'"),
