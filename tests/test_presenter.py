@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 import tomllib
+
+pytest.importorskip("rich")  # the terminal's (the app extra)
+
 from rich.console import Console
 
 from dragonstones_env import games
