@@ -7,8 +7,13 @@
   Gymnasium vector env. :mod:`~dragonstones_env.play.sb3` (needs stable-baselines3) is the same
   engine as an SB3 ``VecEnv``, ``OpponentsVecEnv``;
 * :mod:`~dragonstones_env.play.arena`: whole games between policies, seat-rotated matches;
+* :mod:`~dragonstones_env.play.table`: a table for people, framework-free — a live game and a
+  replay, shown through each game's presenter (``GameSpec.presenter``); where their policies and
+  decks come from is :mod:`~dragonstones_env.play.sources`, what they refuse
+  :mod:`~dragonstones_env.play.refusals`;
 * :mod:`~dragonstones_env.play.app`, :mod:`~dragonstones_env.play.terminal`,
-  :mod:`~dragonstones_env.play.gif`: people at the table — the web app, terminal play, GIFs.
+  :mod:`~dragonstones_env.play.gif`: people at the table — the web app, terminal play, GIFs (the
+  terminal and GIFs import nothing of the app).
 """
 
 from .single_agent import OpponentSampler
