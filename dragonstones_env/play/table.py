@@ -413,7 +413,7 @@ _SETUP_KEYS = ("game", "seats", "names", "seeded", "pace_ms")
 def check_setup(setup: Any, players: Any = None) -> dict[str, Any]:
     """A stored table's setup (:meth:`LiveGame.setup`) checked as a request's fields are (issue #49: a
     stored row is input too): its game, seats ('human' or a policy name; ``players`` of them when
-    the record's table size is known), names, pace and seeded flag; a 422 naming what is wrong."""
+    the record's table size is known), names, pace and seeded flag; an :class:`Unplayable` naming what is wrong."""
     if not isinstance(setup, dict):
         raise Unplayable(f"a stored setup is a JSON object, got {type(setup).__name__}")
     missing = [k for k in _SETUP_KEYS if k not in setup]
@@ -445,7 +445,7 @@ def regenerate(body: dict[str, Any], sources: Sources = LOCAL,
     """A game of ``dragonstones_env.evaluation``'s output played again exactly, from its ``games.json`` entry:
     ``{"game": summary's game, "deterministic": summary's flag, "regenerate": entry}``. The game's
     seed, line-up and the policies' seeds (derived from the game's seed by ``policies.seat_seed``)
-    give the same game; a 422 if it does not end as the entry says, or if it takes
+    give the same game; an :class:`Unplayable` if it does not end as the entry says, or if it takes
     longer than ``seconds`` to play."""
     spec = shown(body.get("game"))
     show = spec.presenter
