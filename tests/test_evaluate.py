@@ -28,6 +28,7 @@ from dragonstones_env.evaluation.journal import JOURNAL
 from dragonstones_env.evaluation.tournament import _worker_init, play_tasks
 from dragonstones_env.play.vector import worker_context
 from dragonstones_env.policies import PolicyError
+from dragonstones_env.registry import TableSizeError
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -137,7 +138,7 @@ def test_unknown_spec_is_named_before_any_game(tmp_path):
 
 
 def test_bad_requests():
-    with pytest.raises(EvaluationError, match="3 to 6"):
+    with pytest.raises(TableSizeError, match="players must be an integer from 3 to 6"):
         evaluate(["random"], players=2, games=1, progress=False)
     with pytest.raises(EvaluationError, match="seats"):
         evaluate(["random"], players=3, games=1, lineup=["random"] * 4, progress=False)

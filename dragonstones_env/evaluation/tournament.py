@@ -268,7 +268,8 @@ def evaluate(specs: Sequence[str], players: int, games: int, workers: int = 1, s
     plays on from the journal an interrupted run of the same evaluation left, and without it a
     journal there is an error (``"resumed"``: the games read from it; ``"seconds"`` counts this
     run's). Raises :class:`EvaluationError` (or :class:`policies.PolicyError`
-    for a spec that cannot be loaded) before any game is played.
+    for a spec that cannot be loaded, or the registry's ``UnknownGameError`` / ``TableSizeError`` for a
+    game or table size it does not have; all ValueErrors) before any game is played.
     """
     specs = [str(s) for s in specs]
     lineup = None if lineup is None else [str(s) for s in lineup]
