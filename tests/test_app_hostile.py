@@ -21,13 +21,16 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 from dragonstones_env.bounds import FILE_BYTES
+from dragonstones_env.games import get as game_spec
 from dragonstones_env.games.fist.engine import Game
 from dragonstones_env.play import table as play_table
 from dragonstones_env.play.app.errors import AppError
+from dragonstones_env.play.app.limits import SearchScheduler
 from dragonstones_env.play.app.store import StoreError, Tables
 from dragonstones_env.play.refusals import Refused
 from dragonstones_env.play.sources import Sources
 from dragonstones_env.play.table import LiveGame, Replay
+from dragonstones_env.policies import decide, load_policy
 from tools.random_games import choose
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -329,8 +332,6 @@ def test_2_a_human_tables_search_goes_before_every_queued_bot_search(tmp_path, m
 
 
 def test_2_no_all_bot_search_starts_beside_a_human_one():
-    from dragonstones_env.play.app.limits import SearchScheduler
-
     scheduler = SearchScheduler(workers=2)
     go, ran = threading.Event(), []
     try:
@@ -344,6 +345,37 @@ def test_2_no_all_bot_search_starts_beside_a_human_one():
             time.sleep(0.01)
         assert ran == ["h", "b"] and list(scheduler.started) == [("h", True), ("b", False)]
     finally:
+        scheduler.shutdown()
+
+
+def test_2_an_all_bot_search_under_way_gives_way_to_a_human_one():
+    """A human table's search that starts while an all-bot one runs does not share the interpreter
+    with it: the all-bot search waits between its simulations until the human's ends."""
+    e = game_spec("drachenschatten").env(num_players=2)
+    e.reset(seed=5)
+    agent = e.agent_selection
+    scheduler = SearchScheduler(workers=2)
+    human_started, human_go, bot_done = threading.Event(), threading.Event(), threading.Event()
+
+    def bot_search():  # long enough to be under way when the human's starts
+        human_started.wait(30)
+        decide(load_policy("ismcts:simulations=200", seed=1), e, agent)
+        bot_done.set()
+
+    def human_search():
+        human_started.set()
+        human_go.wait(30)
+
+    try:
+        scheduler.submit("b", False, bot_search)
+        time.sleep(0.05)
+        scheduler.submit("h", True, human_search)
+        assert human_started.wait(10)
+        assert not bot_done.wait(1.0)  # held while the human's search runs ...
+        human_go.set()
+        assert bot_done.wait(60)  # ... and goes on after it
+    finally:
+        human_go.set()
         scheduler.shutdown()
 
 

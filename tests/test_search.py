@@ -11,6 +11,7 @@ only through the sampler, and picks the same action in both branches.
 from __future__ import annotations
 
 import copy
+import threading
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from dragonstones_env.play.arena import play_game
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.play.sources import policies_for
 from dragonstones_env.policies import PolicyError, available, decide, information_state, load_policy
-from dragonstones_env.policies.search import SearchPolicy
+from dragonstones_env.policies.search import SearchPolicy, giving_way
 from tests.aec_support import play_until, random_step
 from tests.contract import toy_auction
 
@@ -536,3 +537,36 @@ def test_the_panel_takes_a_search_as_its_candidate():
     result = panel(FAST_DS, ["random"], [2], games=2, game="drachenschatten", ks=[1], copies=[])
     mix = result["mixes"][0]
     assert (mix["opponent"], mix["k"], mix["games"]) == ("random", 1, 2)
+
+
+def _bid_position(seed=3):
+    e = FIST.env(num_players=4)
+    e.reset(seed=seed)
+    while e.unwrapped.game.decision.kind != "bid" or e.observe(e.agent_selection)["action_mask"].sum() < 6:
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
+    return e
+
+
+def test_a_search_giving_way_waits_between_simulations_and_decides_the_same():
+    """The web app's all-bot searches give way to a human table's (issue #49): a search inside
+    giving_way(event) waits while the event is clear, and its decision is the one it makes alone."""
+    e = _bid_position()
+    agent = e.agent_selection
+    spec = "ismcts:simulations=20:horizon=2"
+    alone = load_policy(spec, seed=7)
+    expected = decide(alone, e, agent)
+    clear, done = threading.Event(), []
+
+    def run():
+        with giving_way(clear):
+            done.append(decide(waiting, e, agent))
+
+    waiting = load_policy(spec, seed=7)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive() and done == []  # held before its first simulation
+    clear.set()
+    thread.join(30)
+    assert done == [expected] and waiting.root_visits == alone.root_visits
+    assert decide(load_policy(spec, seed=7), e, agent) == expected  # outside the block it does not wait

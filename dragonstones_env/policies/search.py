@@ -38,8 +38,10 @@ nothing its seat is not entitled to: it reads the game only through ``info.sampl
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, replace
 from itertools import islice
 from typing import Any
@@ -56,6 +58,26 @@ from .information import InformationState
 NAME = "ismcts"
 AUTO_HORIZON = 40  # decisions looked ahead when the rollout policy can judge a position (about a turn of bids)
 
+
+
+class _GiveWay(threading.local):
+    event: threading.Event | None = None  # per thread: None, or wait for it between simulations
+
+
+_GIVE_WAY = _GiveWay()
+
+
+@contextlib.contextmanager
+def giving_way(clear: threading.Event) -> Iterator[None]:
+    """Searches this thread runs inside the block wait, before each simulation, while ``clear`` is not
+    set. The web app's all-bot tables give way so to a human table's search: threads share the
+    interpreter's lock, so a search running beside the human's would halve its speed (issue #49).
+    Waiting draws nothing from the search's random stream: every decision is the same."""
+    _GIVE_WAY.event = clear
+    try:
+        yield
+    finally:
+        _GIVE_WAY.event = None
 
 @dataclass(frozen=True)
 class SearchOptions:
@@ -291,6 +313,8 @@ class SearchPolicy(Policy):
         root_key = (info.seat, observation["observation"].tobytes())
         nodes: dict[tuple[int, bytes], _Node] = {}
         for _ in range(o.simulations):
+            if (way := _GIVE_WAY.event) is not None:
+                way.wait()
             sim.resume(info.sample(self.rng, guess))
             path: list[tuple[int, _Node, int, list[int]]] = []
             steps, expanded, obs = 0, False, None

@@ -11,7 +11,9 @@ created 1,000 tables in 5.4 s before, and every later client got a 503).
 human seats goes first: its search starts before any queued search of an all-bot table, at once
 (all-bot searches run one at a time, so a thread is always free for it), and no all-bot search
 starts while a human table's runs (the threads share the interpreter's lock: a second search
-would halve the human table's speed). Among tables of one kind, first come first
+would halve the human table's speed), and one under way when a human table's starts waits between
+its simulations until the human's ends (``policies.search.giving_way``: the human's search no longer
+shares the lock with it for up to a second; no decision changes). Among tables of one kind, first come first
 served; a table has at most one search queued, so that is round-robin. An all-bot table nobody
 has looked at for ``WATCH_SECONDS`` pauses (the server's :func:`~.server.create_app` stops
 re-queueing it; the next request resumes it). Before, 20 all-search tables from one client made a
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dragonstones_env.bounds import check
+from dragonstones_env.policies.search import giving_way
 
 from .errors import AppError
 
@@ -141,6 +144,8 @@ class SearchScheduler:
         self._running = [0, 0]  # human, all-bot
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._no_human = threading.Event()  # set while no human table's search runs: all-bot searches wait
+        self._no_human.set()
         self.started: deque[tuple[str, bool]] = deque(maxlen=1000)  # (table id, human) in start order
 
     def submit(self, key: str, human: bool, run: Callable[[], Any]) -> None:
@@ -169,6 +174,8 @@ class SearchScheduler:
                 if self._queue and (self._queue[0][0] == self.HUMAN or not any(self._running)):
                     kind, _, key, run = heapq.heappop(self._queue)
                     self._running[kind] += 1
+                    if kind == self.HUMAN:
+                        self._no_human.clear()
                     self.started.append((key, kind == self.HUMAN))
                     return kind, run
                 self._cond.wait()
@@ -177,10 +184,16 @@ class SearchScheduler:
         while (item := self._take()) is not None:
             kind, run = item
             try:
-                run()
+                if kind == self.HUMAN:
+                    run()
+                else:
+                    with giving_way(self._no_human):
+                        run()
             finally:
                 with self._cond:
                     self._running[kind] -= 1
+                    if not self._running[self.HUMAN]:
+                        self._no_human.set()
                     self._cond.notify_all()
 
     def shutdown(self) -> None:
@@ -188,4 +201,5 @@ class SearchScheduler:
         with self._cond:
             self._closed = True
             self._queue.clear()
+            self._no_human.set()  # a waiting all-bot search ends on its own
             self._cond.notify_all()
