@@ -83,6 +83,7 @@ _GUARD = tuple(1 if t in _DRAGON_GUARDS else 2 if t in _HYDRA_GUARDS else 0 for 
 _TYPES = range(_T)
 
 
+_DELTAS: dict[tuple[int, ...], np.ndarray] = {}  # _Evaluator.deltas() by the viewer's collection
 _POTENTIALS: dict[tuple[int, ...], float] = {}  # potential() by collection: the bot values the same few again and again
 
 
@@ -258,9 +259,18 @@ class _Evaluator:
         return self._probs[village]
 
     def deltas(self) -> np.ndarray:
-        """The change of the bot's potential if it turned over a card of each type now."""
+        """The change of the bot's potential if it turned over a card of each type now (read only)."""
         if self._deltas is None:
-            self._deltas = np.array([self._after_card(t) - self.now for t in range(_T)])
+            # A pure function of the bot's own collection, which changes only on its own turns: most
+            # decisions meet one already valued (_DELTAS), so the cache changes no decision.
+            key = (*self.me_ready, *self.me_other)
+            deltas = _DELTAS.get(key)
+            if deltas is None:
+                if len(_DELTAS) >= 50_000:
+                    _DELTAS.clear()
+                deltas = _DELTAS[key] = np.array([self._after_card(t) - self.now for t in range(_T)])
+                deltas.flags.writeable = False  # shared by every decision of this collection
+            self._deltas = deltas
         return self._deltas
 
     def _after_card(self, t: int) -> float:
