@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -96,12 +97,13 @@ _DONE = tuple(status for status in CARD_STATUS if status != "face_down")
 EXTRA_PIECES = ("rainbow_named",)
 _READER = reader(tuple(p for p in PIECES if p != "bids"), arrays=("bids",))  # 420 bid counts: an array
 _AT = _READER.at
-_SEAT_COLS = tuple(SEAT_FEATURES.index(f) for f in _SEAT_READ)
+_seat_cols = itemgetter(*(SEAT_FEATURES.index(f) for f in _SEAT_READ))  # a seat's row -> the features read
+_SEATS = _AT["seats"]
 _SEAT_WIDTH = len(SEAT_FEATURES)
 _STATUS_WIDTH = len(CARD_STATUS)
-_BANK = tuple(_AT["bank"] + BANK_FEATURES.index(f) for f in ("fairy", "common", "silver", "amulets", "red", "blue",
-                                                               "yellow"))
-_OWN = tuple(_AT["own"] + OWN_FEATURES.index(f) for f in ("fairy", "common", "silver"))
+_bank = itemgetter(*(_AT["bank"] + BANK_FEATURES.index(f) for f in ("fairy", "common", "silver", "amulets", "red",
+                                                                      "blue", "yellow")))
+_own = itemgetter(*(_AT["own"] + OWN_FEATURES.index(f) for f in ("fairy", "common", "silver")))
 _PROGRESS_HELD = _AT["progress"] + 1  # ("turn_fraction", "auctions_held")
 assert _READER.labels["progress"][1] == "auctions_held"
 _TURN_CARDS = len(CHARACTER_SLOTS) * len(CARD_STATUS)
@@ -133,12 +135,12 @@ def observe(obs: np.ndarray) -> Table:
     # auctioned or played: any status but face down (counts are never negative)
     done = zip(*(turn[s::_STATUS_WIDTH] for s in range(1, _STATUS_WIDTH)), strict=True)
     played = list(compress(CHARACTER_SLOTS, map(any, done)))
-    fairy, common, silver = (v[i] for i in _OWN)
+    fairy, common, silver = _own(v)
     seats = [Seat(0, *_seat_fields(v, 0, fairy, common, silver, 1))]
     for rel in range(1, n):
         seats.append(Seat(rel, *_seat_fields(v, rel)))
     at = _AT["pending_stones"]
-    bank = [v[i] for i in _BANK]
+    bank = _bank(v)
     block = _READER.array(obs, "bids")
     return Table(
         n=n,
@@ -159,9 +161,9 @@ def observe(obs: np.ndarray) -> Table:
 
 def _seat_fields(v: list, rel: int, *own: int) -> tuple:
     """The :class:`Seat` fields after ``rel`` of relative seat ``rel``, as :func:`read` makes them."""
-    base = _AT["seats"] + rel * _SEAT_WIDTH
-    score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = (
-        v[base + c] for c in _SEAT_COLS)
+    base = _SEATS + rel * _SEAT_WIDTH
+    score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = _seat_cols(
+        v[base : base + _SEAT_WIDTH])
     if own:
         fairy, common, silver, known = own
     elif not known:  # table mode (F43): estimate from the start holdings (F3) and what is on the table

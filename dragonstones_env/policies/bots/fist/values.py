@@ -54,6 +54,19 @@ PAY_OR_TAKE = {
 }
 
 
+# Per parameters, the caches of pure functions (potentials, gains, threats) every Values of them shares.
+_PURE: dict[Params, tuple[dict[tuple, float], dict[tuple, float], dict[tuple, float]]] = {}
+
+
+def _pure_caches(params: Params) -> tuple[dict[tuple, float], dict[tuple, float], dict[tuple, float]]:
+    caches = _PURE.get(params)
+    if caches is None:
+        if len(_PURE) >= 64:  # a parameter search makes many: keep the memory bounded
+            _PURE.clear()
+        caches = _PURE[params] = ({}, {}, {})
+    return caches
+
+
 def pick(scores: list[float] | np.ndarray, rng: np.random.Generator) -> int:
     """Index of the best score; equally good ones broken by the bot's seeded generator."""
     scores = np.asarray(scores, dtype=float)
@@ -67,16 +80,16 @@ class Values:
 
     def __init__(self, params: Params = PARAMS, remember: bool = True):
         self.p = params
-        self._potential: dict[tuple, float] = {}
-        self._bank_gain: dict[tuple, float] = {}
+        self._bank_gain: dict[tuple, float] = {}  # this bot's own: its values depend on when a key was met
         # Across decisions, what a character's power and its threat are worth, by what they read of the
         # table (GAIN_READS, THREAT_READS): at each bid the bot values every character still face down,
         # and most of what they read is unchanged since its last bid. Pure functions of their keys, so
         # remembering them changes no decision; ``remember=False`` computes them afresh (the reference
-        # the tests compare with).
+        # the tests compare with). These caches and the potentials' are shared by every Values of the
+        # same parameters in the process (_PURE): a vector env's tables each seat their own bots, which
+        # would otherwise each value the same positions again.
         self.remember = remember
-        self._gains: dict[tuple, float] = {}
-        self._threats: dict[tuple, float] = {}
+        self._potential, self._gains, self._threats = _pure_caches(params)
         # Custom characters (#16) by observation label: set by HeuristicPolicy.use_deck.
         self.custom: dict[str, Callable] = {}
 
