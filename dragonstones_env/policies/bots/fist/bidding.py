@@ -54,20 +54,27 @@ def win_curve(values: Values, t: Table) -> np.ndarray:
     """P(winning the auction) for each bid value 0..VMAX against the opponents' bids."""
     p = values.p
     done = max(0, t.auctions_held - 1)  # this turn's auctions with revealed bids
-    zeros = (t.bids["value"][:done, : t.n] == 0).sum(axis=0).tolist() if done else None
+    # each seat's bids of nothing this turn (Python lists: a few numbers, cheaper than numpy calls)
+    zeros = [col.count(0.0) for col in zip(*t.bids["value"][:done, : t.n].tolist(), strict=True)] if done else None
     scoring = p.zero_if_scoring != 1.0 and t.card is not None
     opponents = tuple(
         (s.fairy, s.common, s.amulets > 0, s.black > 0, zeros[s.rel] if zeros else 0,
          scoring and values.points_with(t.card, s, t) > 0)
         for s in t.seats[1:]
     )
-    return _win_curve(p, opponents, done)
+    curves = values.curves  # by (opponents, done): shared by the bots of these parameters (Values)
+    win = curves.get((opponents, done))
+    if win is None:
+        if len(curves) >= 20000:
+            curves.clear()
+        win = curves[(opponents, done)] = _win_curve(p, opponents, done)
+    return win
 
 
-@lru_cache(maxsize=20000)
 def _win_curve(p: Params, opponents: tuple, done: int) -> np.ndarray:
     """The win curve against ``opponents`` (fairy, common, amulet, black coin, bids of nothing this
-    turn, could score with the character) after ``done`` auctions. Read only: it is shared."""
+    turn, could score with the character) after ``done`` auctions. Read only: it is shared
+    (:attr:`.values.Values.curves`)."""
     lt = np.ones(VMAX + 1)
     le = np.ones(VMAX + 1)
     clean = 1.0

@@ -54,16 +54,17 @@ PAY_OR_TAKE = {
 }
 
 
-# Per parameters, the caches of pure functions (potentials, gains, threats) every Values of them shares.
-_PURE: dict[Params, tuple[dict[tuple, float], dict[tuple, float], dict[tuple, float]]] = {}
+# Per parameters, the caches of pure functions every Values of them shares: potentials, gains, threats,
+# and the bidding's win curves (bidding.win_curve, kept here as they depend on the parameters too).
+_PURE: dict[Params, tuple[dict, dict, dict, dict]] = {}
 
 
-def _pure_caches(params: Params) -> tuple[dict[tuple, float], dict[tuple, float], dict[tuple, float]]:
+def _pure_caches(params: Params) -> tuple[dict, dict, dict, dict]:
     caches = _PURE.get(params)
     if caches is None:
         if len(_PURE) >= 64:  # a parameter search makes many: keep the memory bounded
             _PURE.clear()
-        caches = _PURE[params] = ({}, {}, {})
+        caches = _PURE[params] = ({}, {}, {}, {})
     return caches
 
 
@@ -89,7 +90,7 @@ class Values:
         # same parameters in the process (_PURE): a vector env's tables each seat their own bots, which
         # would otherwise each value the same positions again.
         self.remember = remember
-        self._potential, self._gains, self._threats = _pure_caches(params)
+        self._potential, self._gains, self._threats, self.curves = _pure_caches(params)
         # Custom characters (#16) by observation label: set by HeuristicPolicy.use_deck.
         self.custom: dict[str, Callable] = {}
 
