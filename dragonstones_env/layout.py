@@ -199,6 +199,8 @@ class Reader:
 
     def __init__(self, layout: dict[str, Piece], scales: np.ndarray, exact: np.ndarray, pieces: tuple[str, ...],
                  arrays: tuple[str, ...] = ()):
+        if isinstance(pieces, str) or isinstance(arrays, str):
+            raise ValueError(f"reader: pieces and arrays are tuples of piece names, got {pieces!r}, {arrays!r}")
         unknown = sorted((set(pieces) | set(arrays)) - set(layout))
         if unknown:
             raise ValueError(f"reader: no piece named {', '.join(map(repr, unknown))}; "

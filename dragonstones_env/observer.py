@@ -55,7 +55,7 @@ class Observation:
         """The fast accessor of ``pieces`` (a tuple of names): ``reader(obs)`` is one flat list of their
         unscaled counts, the values :meth:`decode` gives, and ``reader.array(obs, name)`` the counts of one
         of ``arrays`` as an array (:class:`~dragonstones_env.layout.Reader`)."""
-        key = (tuple(pieces), tuple(arrays))
+        key = tuple(names if isinstance(names, str) else tuple(names) for names in (pieces, arrays))  # str: refused
         reader = self._readers.get(key)
         if reader is None:
             reader = self._readers[key] = Reader(self.layout, self._scales, self._exact, *key)

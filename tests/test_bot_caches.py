@@ -15,7 +15,7 @@ import pytest
 
 from dragonstones_env import games
 from dragonstones_env.games.drachenschatten.observation import decode as ds_decode
-from dragonstones_env.games.fist.observation import decode, hide_coins
+from dragonstones_env.games.fist.observation import decode, hide_coins, reader
 from dragonstones_env.policies import load_policy, seat, seat_seed
 from dragonstones_env.policies.base import Table as Seating
 from dragonstones_env.policies.bots import drachenschatten as ds
@@ -146,3 +146,10 @@ def test_drachenschatten_fast_observe_is_read_of_decode():
             legal = np.flatnonzero(obs["action_mask"])
             e.step(int(legal[rng.integers(len(legal))]))
     assert checked > 100
+
+
+def test_the_reader_refuses_what_is_not_a_piece():
+    with pytest.raises(ValueError, match="no piece named 'sets'; the pieces are seat_present"):
+        reader(("card", "sets"))
+    with pytest.raises(ValueError, match="tuples of piece names"):
+        reader("card")
