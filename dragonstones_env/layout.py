@@ -184,6 +184,61 @@ def decode(layout: dict[str, Piece], obs: np.ndarray, scales: np.ndarray, exact:
     return out
 
 
+class Reader:
+    """A fast accessor of a few pieces' unscaled counts, as one flat list (what a bot reads at every decision).
+
+    ``reader(obs)`` gives the entries of ``pieces`` (in the order given, each piece's entries in its flat
+    order) with the values :func:`decode` gives them: the stored value times its scale, rounded where the
+    layout says the count is exact, as a Python ``int`` there and a ``float`` elsewhere; one gather and one
+    conversion for them all, where :func:`decode` builds a dict per piece. ``at[name]`` is where a piece
+    starts in that list and ``shape[name]`` its shape; a one-hot piece's entries are 0/1 (its label is
+    ``labels[name][i]`` of the entry at 1, as :func:`decode` reads it: the first maximum if above 0.5).
+    The pieces named in ``arrays`` are left out of that list: ``reader.array(obs, name)`` gives one as the
+    array of counts in its shape (float64, as :func:`decode`'s arrays), cheaper than a long list.
+    """
+
+    def __init__(self, layout: dict[str, Piece], scales: np.ndarray, exact: np.ndarray, pieces: tuple[str, ...],
+                 arrays: tuple[str, ...] = ()):
+        if isinstance(pieces, str) or isinstance(arrays, str):
+            raise ValueError(f"reader: pieces and arrays are tuples of piece names, got {pieces!r}, {arrays!r}")
+        unknown = sorted((set(pieces) | set(arrays)) - set(layout))
+        if unknown:
+            raise ValueError(f"reader: no piece named {', '.join(map(repr, unknown))}; "
+                             f"the pieces are {', '.join(layout)}")
+        index: list[int] = []
+        self.at: dict[str, int] = {}
+        self.shape: dict[str, tuple[int, ...]] = {}
+        self.labels: dict[str, tuple[str, ...] | None] = {}
+        for name in pieces:
+            p = layout[name]
+            self.at[name] = len(index)
+            self.shape[name] = p.shape
+            self.labels[name] = p.labels
+            index.extend(range(p.slice.start, p.slice.stop))
+        self.pieces = tuple(pieces)
+        self._index = np.array(index, np.intp)
+        self._scales = scales[self._index]
+        # The entries decoded as floats (not exact): written over the rounded ints, few or none.
+        self._inexact = np.flatnonzero(~exact[self._index]).tolist()
+        self._arrays = {name: (layout[name].slice, layout[name].shape, scales[layout[name].slice],
+                               exact[layout[name].slice]) for name in arrays}
+        self.shape.update({name: layout[name].shape for name in arrays})
+        self.labels.update({name: layout[name].labels for name in arrays})
+
+    def __call__(self, obs: np.ndarray) -> list:
+        flat = obs[self._index] * self._scales  # float64, as decode computes it
+        out = np.rint(flat).astype(np.int64).tolist()
+        for i in self._inexact:
+            out[i] = float(flat[i])
+        return out
+
+    def array(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """The counts of the piece ``name`` (one of ``arrays``), in its shape, as :func:`decode` computes them."""
+        where, shape, scales, exact = self._arrays[name]
+        flat = obs[where] * scales
+        return np.where(exact, np.rint(flat), flat).reshape(shape)
+
+
 def layout_size(layout: dict[str, Piece]) -> int:
     return max(p.slice.stop for p in layout.values())
 

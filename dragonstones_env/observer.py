@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .layout import Piece, exact_vector, layout_size, layout_table, scale_vector, seat_permutation
+from .layout import Piece, Reader, exact_vector, layout_size, layout_table, scale_vector, seat_permutation
 from .layout import decode as decode_layout
 from .layout import view as view_piece
 
@@ -31,6 +31,7 @@ class Observation:
         self._scales = scale_vector(layout)
         self._exact = exact_vector(layout)
         self._perms: dict[tuple[int, int], np.ndarray] = {}
+        self._readers: dict[tuple[tuple[str, ...], tuple[str, ...]], Reader] = {}
 
     def permutation(self, num_players: int, viewer: int) -> np.ndarray:
         """Flat index array taking an absolute-seat vector to the viewer's relative one."""
@@ -49,6 +50,16 @@ class Observation:
         pieces as their label, labelled pieces as dicts, the rest as counts); only ``pieces``
         (a tuple of names) if given."""
         return decode_layout(self.layout, obs, self._scales, self._exact, pieces)
+
+    def reader(self, pieces: tuple[str, ...], arrays: tuple[str, ...] = ()) -> Reader:
+        """The fast accessor of ``pieces`` (a tuple of names): ``reader(obs)`` is one flat list of their
+        unscaled counts, the values :meth:`decode` gives, and ``reader.array(obs, name)`` the counts of one
+        of ``arrays`` as an array (:class:`~dragonstones_env.layout.Reader`)."""
+        key = tuple(names if isinstance(names, str) else tuple(names) for names in (pieces, arrays))  # str: refused
+        reader = self._readers.get(key)
+        if reader is None:
+            reader = self._readers[key] = Reader(self.layout, self._scales, self._exact, *key)
+        return reader
 
     def table(self) -> str:
         """The observation layout as a Markdown table (the README's copies are generated from this)."""

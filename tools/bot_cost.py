@@ -2,10 +2,12 @@
 
     python -m tools.bot_cost [--game dragonstones] [--players 4] [--decisions 3000] [--rounds 3]
 
-The observations come from seeded random games; every bot decides on each of them (its own
-turn's observation, whatever the bot: the cost of reading and deciding), rounds alternate
-between the bots and the median microseconds per decision of each is printed, with the
-checkpoints' cost alone and in a batch of 64 (what the batched collector pays per decision).
+The observations come from seeded random games, new ones each round (the bots remember
+valuations across decisions: the same observations again would be decided from memory); every
+bot decides on each of them (its own turn's observation, whatever the bot: the cost of reading
+and deciding), rounds alternate between the bots and the median microseconds per decision of
+each is printed, with the checkpoints' cost alone and in a batch of 64 (what the batched
+collector pays per decision).
 """
 
 from __future__ import annotations
@@ -64,14 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     spec = games.get(args.game)
-    obs = observations(args.game, args.players, args.decisions)
     bots = {name: load_policy(name, seed=0) for name in [spec.default_bot, *zoo(args.game), "random"]}
     rows: dict[str, list[float]] = {name: [] for name in bots}
     checkpoints = [name for name in shipped() if load_policy(name).game in (spec.id, spec.name)]
     for name in checkpoints:
         rows[f"{name} (alone)"] = []
         rows[f"{name} (batch 64)"] = []
-    for _ in range(args.rounds):
+    for r in range(args.rounds):
+        obs = observations(args.game, args.players, args.decisions, seed=1000 * r)
         for name, bot in bots.items():
             rows[name].append(cost_us(bot, obs))
         for name in checkpoints:

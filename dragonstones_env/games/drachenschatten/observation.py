@@ -84,6 +84,9 @@ def decode(obs: np.ndarray, pieces: tuple[str, ...] | None = None) -> dict[str, 
 view = OBSERVATION.view
 permutation = OBSERVATION.permutation
 layout_table = OBSERVATION.table
+# The fast accessor of a few pieces (``reader(pieces, arrays)``: what decode gives, as one flat list
+# and arrays), for the bots that read an observation at every decision.
+reader = OBSERVATION.reader
 
 
 def _start(name: str) -> int:

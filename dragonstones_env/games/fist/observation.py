@@ -145,13 +145,20 @@ def decode(obs: np.ndarray, pieces: tuple[str, ...] | None = None) -> dict[str, 
         raise ValueError(f"decode: pieces must include 'decision' and 'card' (they give the kind and 'asks'), "
                          f"got {pieces}")
     d = OBSERVATION.decode(obs, pieces)
-    slot = d["decision"]  # the layout-v1 name, read back as (kind, the character that asks)
-    d["decision"] = V1_KIND.get(slot, slot)
-    d["asks"] = V1_CARD.get(slot, d["card"]) if slot != "none" else None
+    d["decision"], d["asks"] = decision_of(d["decision"], d["card"])
     return d
 
 
+def decision_of(slot: str, card: str | None) -> tuple[str, str | None]:
+    """The decision's kind and the character that asks it, from the ``decision`` piece's label (the
+    layout-v1 name) and the ``card`` piece's: what :func:`decode` gives as ``"decision"`` and ``"asks"``."""
+    return V1_KIND.get(slot, slot), (V1_CARD.get(slot, card) if slot != "none" else None)
+
+
 view = OBSERVATION.view
+# The fast accessor of a few pieces (``reader(pieces)(obs)``: one flat list of the counts decode gives),
+# for the bots that read an observation at every decision.
+reader = OBSERVATION.reader
 permutation = OBSERVATION.permutation
 layout_table = OBSERVATION.table
 

@@ -1,9 +1,10 @@
 """A rule-based DrachenSchatten player that acts from the AEC observation dict only.
 
 It never reads the engine: :func:`read` turns the game's ``decode(obs)``
-(:func:`dragonstones_env.games.drachenschatten.observation.decode`) into a :class:`Table` of counts,
-and every decision is made from those (rulebook ``seeds/002_868a28ab297ac500.txt``, rulings
-D1-D7 in ``shared/RULINGS.md``). The numbers it plays by are the constants under "values";
+(:func:`dragonstones_env.games.drachenschatten.observation.decode`) into a :class:`Table` of counts
+(:func:`observe` builds the same one through the game's fast ``observation.reader``), and every
+decision is made from those (rulebook ``seeds/002_868a28ab297ac500.txt``, rulings D1-D7 in
+``shared/RULINGS.md``). The numbers it plays by are the constants under "values";
 each decision kind has its scorer in :data:`SCORERS`.
 
 How it plays:
@@ -45,7 +46,7 @@ import numpy as np
 
 from dragonstones_env.games.drachenschatten import actions as A
 from dragonstones_env.games.drachenschatten.cards import CARDS, NUM_CARD_TYPES, OBJECT_KINDS, PROTECTS
-from dragonstones_env.games.drachenschatten.observation import LAYOUT, decode
+from dragonstones_env.games.drachenschatten.observation import LAYOUT, reader
 from dragonstones_env.games.drachenschatten.rules import NUM_STACKS, VILLAGE_STACKS
 from dragonstones_env.policies.base import Policy
 
@@ -83,6 +84,7 @@ _GUARD = tuple(1 if t in _DRAGON_GUARDS else 2 if t in _HYDRA_GUARDS else 0 for 
 _TYPES = range(_T)
 
 
+_DELTAS: dict[tuple[int, ...], np.ndarray] = {}  # _Evaluator.deltas() by the viewer's collection
 _POTENTIALS: dict[tuple[int, ...], float] = {}  # potential() by collection: the bot values the same few again and again
 
 
@@ -179,6 +181,47 @@ def read(d: dict[str, Any]) -> Table:
     )
 
 
+_SMALL = ("seat_present", "decision", "card", "turned_over", "view_left")
+_ARRAYS = ("stacks", "removed_cards", "collection", "memory")
+assert set(_SMALL + _ARRAYS) == set(PIECES)
+_READER = reader(_SMALL, arrays=_ARRAYS)
+_AT = _READER.at
+
+
+def _label(values: list, name: str) -> Any:
+    """A one-hot piece's label (or index), as decode reads it: the first maximum, if above 0.5."""
+    width = _READER.shape[name][0]
+    row = values[_AT[name] : _AT[name] + width]
+    top = max(row)
+    if top <= 0.5:
+        return None
+    labels = _READER.labels[name]
+    return row.index(top) if labels is None else labels[row.index(top)]
+
+
+def observe(obs: np.ndarray) -> Table:
+    """``read(decode(obs, PIECES))``, field for field, through the game's fast ``observation.reader``
+    (the small pieces as one list, the counts as arrays): what the bot reads at every decision."""
+    v = _READER(obs)
+    n = sum(v[_AT["seat_present"] : _AT["seat_present"] + _READER.shape["seat_present"][0]])
+    decision = _label(v, "decision")
+    coll = _READER.array(obs, "collection")
+    memory = _READER.array(obs, "memory")
+    hot = (memory.max(axis=1) > 0.5).tolist()
+    return Table(
+        n=n,
+        decision=None if decision == "none" else decision,
+        card=_label(v, "card"),
+        turned_over=bool(v[_AT["turned_over"]]),
+        view_left=int(v[_AT["view_left"]]),
+        stacks=_READER.array(obs, "stacks").astype(np.int64),
+        ready=coll[:n, :, 0].astype(np.int64),
+        other=coll[:n, :, 1].astype(np.int64),
+        removed=_READER.array(obs, "removed_cards").astype(np.int64),
+        memory=[i if on else None for i, on in zip(memory.argmax(axis=1).tolist(), hot, strict=True)],
+    )
+
+
 # Every action as its engine option with RELATIVE seats (decoded for actor 0 at a 4-seat table).
 _OPTION = tuple(A.decode(a, 0, A.MAX_SEATS) for a in range(A.NUM_ACTIONS))
 _FAMILY = tuple(A.family_of(a).name for a in range(A.NUM_ACTIONS))
@@ -208,7 +251,7 @@ class DrachenSchattenHeuristic(Policy):
             raise ValueError("no legal action in this observation's action_mask")
         if len(legal) == 1:
             return int(legal[0])
-        tab = read(decode(observation["observation"], PIECES))
+        tab = observe(observation["observation"])
         scores = self.scores(tab, legal)
         best = max(scores.values())
         top = [a for a, s in scores.items() if s >= best - 1e-9]
@@ -258,9 +301,18 @@ class _Evaluator:
         return self._probs[village]
 
     def deltas(self) -> np.ndarray:
-        """The change of the bot's potential if it turned over a card of each type now."""
+        """The change of the bot's potential if it turned over a card of each type now (read only)."""
         if self._deltas is None:
-            self._deltas = np.array([self._after_card(t) - self.now for t in range(_T)])
+            # A pure function of the bot's own collection, which changes only on its own turns: most
+            # decisions meet one already valued (_DELTAS), so the cache changes no decision.
+            key = (*self.me_ready, *self.me_other)
+            deltas = _DELTAS.get(key)
+            if deltas is None:
+                if len(_DELTAS) >= 50_000:
+                    _DELTAS.clear()
+                deltas = _DELTAS[key] = np.array([self._after_card(t) - self.now for t in range(_T)])
+                deltas.flags.writeable = False  # shared by every decision of this collection
+            self._deltas = deltas
         return self._deltas
 
     def _after_card(self, t: int) -> float:

@@ -54,20 +54,27 @@ def win_curve(values: Values, t: Table) -> np.ndarray:
     """P(winning the auction) for each bid value 0..VMAX against the opponents' bids."""
     p = values.p
     done = max(0, t.auctions_held - 1)  # this turn's auctions with revealed bids
-    zeros = (t.bids["value"][:done, : t.n] == 0).sum(axis=0).tolist() if done else None
+    # each seat's bids of nothing this turn (Python lists: a few numbers, cheaper than numpy calls)
+    zeros = [col.count(0.0) for col in zip(*t.bids["value"][:done, : t.n].tolist(), strict=True)] if done else None
     scoring = p.zero_if_scoring != 1.0 and t.card is not None
     opponents = tuple(
         (s.fairy, s.common, s.amulets > 0, s.black > 0, zeros[s.rel] if zeros else 0,
          scoring and values.points_with(t.card, s, t) > 0)
         for s in t.seats[1:]
     )
-    return _win_curve(p, opponents, done)
+    curves = values.curves  # by (opponents, done): shared by the bots of these parameters (Values)
+    win = curves.get((opponents, done))
+    if win is None:
+        if len(curves) >= 20000:
+            curves.clear()
+        win = curves[(opponents, done)] = _win_curve(p, opponents, done)
+    return win
 
 
-@lru_cache(maxsize=20000)
 def _win_curve(p: Params, opponents: tuple, done: int) -> np.ndarray:
     """The win curve against ``opponents`` (fairy, common, amulet, black coin, bids of nothing this
-    turn, could score with the character) after ``done`` auctions. Read only: it is shared."""
+    turn, could score with the character) after ``done`` auctions. Read only: it is shared
+    (:attr:`.values.Values.curves`)."""
     lt = np.ones(VMAX + 1)
     le = np.ones(VMAX + 1)
     clean = 1.0
@@ -109,9 +116,8 @@ def fairy_price(values: Values, t: Table, win: np.ndarray, current: float) -> fl
     if fairy == 0 or len(vals) == 0:
         return 0.0
     curve = win[: fairy + 1]
-    bids = np.arange(fairy + 1)
     # (lambda, card, bid): utility of each bid at each price
-    util = vals[None, :, None] * curve[None, None, :] - LAMBDAS[:, None, None] * bids[None, None, :]
+    util = vals[None, :, None] * curve[None, None, :] - _fairy_costs(fairy)
     spend = util.argmax(axis=2).sum(axis=1)
     ok = np.flatnonzero(spend <= fairy)
     return float(LAMBDAS[ok[0]]) if len(ok) else float(LAMBDAS[-1])
@@ -153,25 +159,45 @@ def bid(values: Values, t: Table, rng: np.random.Generator) -> tuple:
     win = win_curve(values, t)
     lam = fairy_price(values, t, win, value)
     cc = p.common
+    f_used, c_used, values_bid = _bids(fairy, common, lam <= cc)  # the cheaper coin first
+    cost = lam * f_used + cc * c_used
+    gain = value
+    if card == "Necromancer":  # F37: the fairy bid is paid for good when scoring
+        gain = np.full(len(f_used), value) - p.fairy * f_used
+    candidates = []
+    for a in range(amulet + 1):
+        eu = win[values_bid[a]] * gain - cost - a * p.amulet
+        if a:
+            eu[0] = -np.inf  # an amulet on an empty fist is wasted
+        candidates.append(eu)
+    a, s = divmod(_choose(np.concatenate(candidates), value, p, rng), len(f_used))
+    return ("bid", int(f_used[s]), int(c_used[s]), 0, a)
+
+
+@lru_cache(maxsize=1024)
+def _bids(fairy: int, common: int, fairy_first: bool) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """Every bid of 0..fairy+common coins, the coin paid first taken first: the fairy and common gold
+    of each, and its value without and with an amulet (F11, at most VMAX). Read only: it is shared."""
     sums = np.arange(fairy + common + 1)
-    if lam <= cc:  # the cheaper coin first
+    if fairy_first:
         f_used = np.minimum(sums, fairy)
         c_used = sums - f_used
     else:
         c_used = np.minimum(sums, common)
         f_used = sums - c_used
-    cost = lam * f_used + cc * c_used
-    gain = np.full(len(sums), value)
-    if card == "Necromancer":  # F37: the fairy bid is paid for good when scoring
-        gain = gain - p.fairy * f_used
-    candidates = []
-    for a in range(amulet + 1):
-        eu = win[np.minimum(sums * (2 if a else 1), VMAX)] * gain - cost - a * p.amulet
-        if a:
-            eu[0] = -np.inf  # an amulet on an empty fist is wasted
-        candidates.append(eu)
-    a, s = divmod(_choose(np.concatenate(candidates), value, p, rng), len(sums))
-    return ("bid", int(f_used[s]), int(c_used[s]), 0, a)
+    out = f_used, c_used, (np.minimum(sums, VMAX), np.minimum(sums * 2, VMAX))
+    for array in (*out[:2], *out[2]):
+        array.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=64)
+def _fairy_costs(fairy: int) -> np.ndarray:
+    """(lambda, 1, bid): each fairy price of LAMBDAS times each bid of 0..fairy. Read only: it is shared."""
+    bids = np.arange(fairy + 1)
+    costs = LAMBDAS[:, None, None] * bids[None, None, :]
+    costs.flags.writeable = False
+    return costs
 
 
 def tiebreak(values: Values, t: Table, rng: np.random.Generator) -> tuple:

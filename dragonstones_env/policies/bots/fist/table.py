@@ -2,19 +2,31 @@
 
 The bot never reads the engine nor the encoder's scales: :func:`read` takes the structured view
 that :func:`dragonstones_env.games.fist.observation.decode` gives, so it can sit at any seat, in any
-process, in both observation modes (F43).
+process, in both observation modes (F43). :func:`observe`, what the bots call at every decision, reads
+the same counts through the game's fast accessor (``observation.reader``: one flat list, not a dict
+per piece) and builds the same :class:`Table` as ``read(decode(obs))`` for about two thirds of the cost.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
 from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
 from dragonstones_env.games.fist.engine import START
-from dragonstones_env.games.fist.observation import CARD_STATUS, decode
+from dragonstones_env.games.fist.observation import (
+    BANK_FEATURES,
+    BID_FEATURES,
+    CARD_STATUS,
+    OWN_FEATURES,
+    SEAT_FEATURES,
+    decision_of,
+    reader,
+)
 
 
 @dataclass(slots=True)
@@ -51,7 +63,9 @@ class Table:
     played: list[str]  # characters already auctioned or played this turn (any status)
     seats: list[Seat]  # relative order; seats[0] is the viewer
     bids: dict[str, np.ndarray]  # this turn's revealed bids: feature -> (auction, relative seat)
-    decoded: dict[str, Any]  # the decoded pieces (PIECES), for what the fields above leave out (a power's state)
+    # Decoded pieces for what the fields above leave out (a power's state): read() keeps the whole decode,
+    # observe() decodes only what a bot reads there (EXTRA_PIECES).
+    decoded: dict[str, Any]
     memo: dict = field(default_factory=dict)  # values computed for this decision
 
     @property
@@ -79,9 +93,83 @@ PIECES = ("seat_present", "decision", "card", "progress", "bank", "pending_stone
 _DONE = tuple(status for status in CARD_STATUS if status != "face_down")
 
 
+# What the bots read of ``Table.decoded``: observe() decodes these (one-hot pieces) and no more.
+EXTRA_PIECES = ("rainbow_named",)
+_READER = reader(tuple(p for p in PIECES if p != "bids"), arrays=("bids",))  # 420 bid counts: an array
+_AT = _READER.at
+_seat_cols = itemgetter(*(SEAT_FEATURES.index(f) for f in _SEAT_READ))  # a seat's row -> the features read
+_SEATS = _AT["seats"]
+_SEAT_WIDTH = len(SEAT_FEATURES)
+_STATUS_WIDTH = len(CARD_STATUS)
+_bank = itemgetter(*(_AT["bank"] + BANK_FEATURES.index(f) for f in ("fairy", "common", "silver", "amulets", "red",
+                                                                      "blue", "yellow")))
+_own = itemgetter(*(_AT["own"] + OWN_FEATURES.index(f) for f in ("fairy", "common", "silver")))
+_PROGRESS_HELD = _AT["progress"] + 1  # ("turn_fraction", "auctions_held")
+assert _READER.labels["progress"][1] == "auctions_held"
+_TURN_CARDS = len(CHARACTER_SLOTS) * len(CARD_STATUS)
+assert _READER.shape["turn_cards"] == (len(CHARACTER_SLOTS), len(CARD_STATUS))
+
+
+def _label(values: list, name: str) -> str | None:
+    """A one-hot piece's label, as decode reads it (the first maximum, if above 0.5)."""
+    at, labels = _AT[name], _READER.labels[name]
+    row = values[at : at + len(labels)]
+    top = max(row)
+    return labels[row.index(top)] if top > 0.5 else None
+
+
 def observe(obs: np.ndarray) -> Table:
-    """The :class:`Table` of an observation vector, decoding only the pieces the bots read."""
-    return read(decode(obs, PIECES))
+    """The :class:`Table` of an observation vector: ``read(decode(obs))``, field for field, from one flat
+    list of the counts of the pieces the bots read (the game's ``observation.reader``)."""
+    v = _READER(obs)
+    at = _AT["seat_present"]
+    n = sum(v[at : at + _READER.shape["seat_present"][0]])
+    card = _label(v, "card")
+    decision, asks = decision_of(_label(v, "decision"), card)
+    at = _AT["turn_cards"]
+    turn = v[at : at + _TURN_CARDS]  # a row of CARD_STATUS counts per character
+    face_down = []
+    for name, k in zip(CHARACTER_SLOTS, turn[0::_STATUS_WIDTH], strict=True):
+        if k:
+            face_down += [name] * k
+    # auctioned or played: any status but face down (counts are never negative)
+    done = zip(*(turn[s::_STATUS_WIDTH] for s in range(1, _STATUS_WIDTH)), strict=True)
+    played = list(compress(CHARACTER_SLOTS, map(any, done)))
+    fairy, common, silver = _own(v)
+    seats = [Seat(0, *_seat_fields(v, 0, fairy, common, silver, 1))]
+    for rel in range(1, n):
+        seats.append(Seat(rel, *_seat_fields(v, rel)))
+    at = _AT["pending_stones"]
+    bank = _bank(v)
+    block = _READER.array(obs, "bids")
+    return Table(
+        n=n,
+        decision=None if decision == "none" else decision,
+        card=card,
+        asks=asks,
+        auctions_held=v[_PROGRESS_HELD],
+        bank={"fairy": bank[0], "common": bank[1], "silver": bank[2], "amulets": bank[3]},
+        bank_stones=(bank[4], bank[5], bank[6]),
+        pending=(v[at], v[at + 1], v[at + 2]),
+        face_down=face_down,
+        played=played,
+        seats=seats,
+        bids={name: block[..., i] for i, name in enumerate(BID_FEATURES)},
+        decoded={name: _label(v, name) for name in EXTRA_PIECES},
+    )
+
+
+def _seat_fields(v: list, rel: int, *own: int) -> tuple:
+    """The :class:`Seat` fields after ``rel`` of relative seat ``rel``, as :func:`read` makes them."""
+    base = _SEATS + rel * _SEAT_WIDTH
+    score, red, blue, yellow, spent, amulets, black, dopp, fairy, common, silver, known, tie = _seat_cols(
+        v[base : base + _SEAT_WIDTH])
+    if own:
+        fairy, common, silver, known = own
+    elif not known:  # table mode (F43): estimate from the start holdings (F3) and what is on the table
+        fairy, common, silver = max(0, START["fairy"] - spent), 1, START["silver"] - 1
+    return (score, (red, blue, yellow), fairy, spent, common, silver, amulets, black, bool(dopp), bool(known),
+            bool(tie))
 
 
 def read(d: dict[str, Any]) -> Table:

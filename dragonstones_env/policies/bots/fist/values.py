@@ -54,6 +54,20 @@ PAY_OR_TAKE = {
 }
 
 
+# Per parameters, the caches of pure functions every Values of them shares: potentials, gains, threats,
+# and the bidding's win curves (bidding.win_curve, kept here as they depend on the parameters too).
+_PURE: dict[Params, tuple[dict, dict, dict, dict]] = {}
+
+
+def _pure_caches(params: Params) -> tuple[dict, dict, dict, dict]:
+    caches = _PURE.get(params)
+    if caches is None:
+        if len(_PURE) >= 64:  # a parameter search makes many: keep the memory bounded
+            _PURE.clear()
+        caches = _PURE[params] = ({}, {}, {}, {})
+    return caches
+
+
 def pick(scores: list[float] | np.ndarray, rng: np.random.Generator) -> int:
     """Index of the best score; equally good ones broken by the bot's seeded generator."""
     scores = np.asarray(scores, dtype=float)
@@ -65,10 +79,18 @@ def pick(scores: list[float] | np.ndarray, rng: np.random.Generator) -> int:
 class Values:
     """The valuation with one set of parameters, and its caches (one per bot)."""
 
-    def __init__(self, params: Params = PARAMS):
+    def __init__(self, params: Params = PARAMS, remember: bool = True):
         self.p = params
-        self._potential: dict[tuple, float] = {}
-        self._bank_gain: dict[tuple, float] = {}
+        self._bank_gain: dict[tuple, float] = {}  # this bot's own: its values depend on when a key was met
+        # Across decisions, what a character's power and its threat are worth, by what they read of the
+        # table (GAIN_READS, THREAT_READS): at each bid the bot values every character still face down,
+        # and most of what they read is unchanged since its last bid. Pure functions of their keys, so
+        # remembering them changes no decision; ``remember=False`` computes them afresh (the reference
+        # the tests compare with). These caches and the potentials' are shared by every Values of the
+        # same parameters in the process (_PURE): a vector env's tables each seat their own bots, which
+        # would otherwise each value the same positions again.
+        self.remember = remember
+        self._potential, self._gains, self._threats, self.curves = _pure_caches(params)
         # Custom characters (#16) by observation label: set by HeuristicPolicy.use_deck.
         self.custom: dict[str, Callable] = {}
 
@@ -138,7 +160,17 @@ class Values:
         if bank_gain is None:
             if card in self.custom:
                 return self.custom[card](self, seat, t)
-            return GAINS.get(card, _nothing)(self, seat, t, depth)
+            reads = GAIN_READS.get(card)
+            if reads is None or not self.remember:
+                return GAINS.get(card, _nothing)(self, seat, t, depth)
+            key = (card, depth, reads(seat, t))
+            v = self._gains.get(key)
+            if v is None:
+                v = GAINS[card](self, seat, t, depth)
+                if len(self._gains) > 50000:
+                    self._gains.clear()
+                self._gains[key] = v
+            return v
         bank, score, stones = t.bank, seat.score, seat.stones
         # The key holds whether the bank has each coin, not how many: a bank gain of this
         # position is computed once and reused (the shipped bot's behaviour; kept so games replay).
@@ -166,6 +198,13 @@ class Values:
         best = t.memo.get(key)
         if best is not None:
             return best
+        if self.remember:
+            reads = THREAT_READS.get(card)
+            known = (card, depth, _others(t), None if reads is None or depth else tuple(getattr(t, reads)))
+            best = self._threats.get(known)
+            if best is not None:
+                t.memo[key] = best
+                return best
         best = 0.0
         for s in t.seats[1:]:
             pts = self.points_with(card, s, t, depth)
@@ -173,6 +212,10 @@ class Values:
                 v = self.p.threat_win if s.score + pts >= 3 else pts * self.p.threat_point * (1 + 0.5 * s.score)
                 best = max(best, v)
         t.memo[key] = best
+        if self.remember:
+            if len(self._threats) > 50000:
+                self._threats.clear()
+            self._threats[known] = best
         return best
 
     def card_value(self, card: str, t: Table) -> float:
@@ -423,6 +466,34 @@ GAINS: dict[str, Gain] = {
 }
 
 
+# What each gain of GAINS reads of the table, as a key: ``Values.gain`` remembers a gain by it across
+# decisions. Keys name every input the function reads (beside the parameters, fixed per Values, and the
+# depth, in the key); a gain that reads other characters' gains (Ghost, Imp, Goblin) has none, as
+# those read the bank gains' cache, whose values depend on when a key was first met.
+def _seat_key(seat: Seat, t: Table) -> tuple:
+    return (seat.score, seat.stones)
+
+
+GAIN_READS: dict[str, Callable[[Seat, Table], tuple]] = {
+    "Witch": lambda seat, t: (tuple(t.face_down), _others(t)),  # threats at depth 1 (Ghost, Imp: none)
+    "Thief": lambda seat, t: (seat.rel, seat.score, seat.stones, tuple(s.score for s in t.seats)),
+    "Brigand": lambda seat, t: (seat.rel, tuple((s.common, s.silver, s.score) for s in t.seats)),
+    "Troll": lambda seat, t: (seat.rel, tuple((s.score, s.stones) for s in t.seats)),
+    "Merchant": lambda seat, t: (seat.score, seat.stones, seat.common, seat.fairy, seat.silver, t.bank_stones),
+    "Rainbow Dragon": lambda seat, t: (seat.score, seat.stones, t.bank_stones),
+    "Two-headed Dragon": lambda seat, t: (seat.score, seat.stones, t.bank_stones),
+    "Necromancer": _seat_key,
+}
+
+
+def _others(t: Table) -> tuple:
+    """What a threat reads of the opponents: their scores and stones (once per decision)."""
+    key = t.memo.get("others")
+    if key is None:
+        key = t.memo["others"] = tuple((s.score, s.stones) for s in t.seats[1:])
+    return key
+
+
 # ---------------------------------------------------------------------------- points an opponent could score
 # (v, seat, table, depth) -> points ``seat`` scores at once with the power; missing: none.
 Points = Callable[[Values, Seat, Table, int], int]
@@ -440,3 +511,5 @@ POINTS: dict[str, Points] = {
     "Imp": lambda v, s, t, depth: 0 if depth >= 1 else max(
         (v.points_with(c, s, t, depth + 1) for c in t.face_down), default=0),
 }
+# The Table field a threat also reads at depth 0 (the characters it copies), beside the opponents.
+THREAT_READS = {"Ghost": "played", "Imp": "face_down"}

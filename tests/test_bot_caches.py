@@ -1,0 +1,155 @@
+"""The rule bots' fast paths decide exactly as their plain paths (issue #47: cheaper bots, same play).
+
+Fist of Dragonstones: ``table.observe`` (the game's fast ``observation.reader``) builds the same
+:class:`Table` as ``read(decode(obs))``, and the valuation's caches across decisions
+(``Values.remember``: gains and threats by what they read) change no action. DrachenSchatten: the
+cache of the viewer's card deltas (``_DELTAS``) and its fast ``observe`` change no action. Each is
+checked over whole random games, the bots' caches kept warm from game to game, against the same
+games played the plain way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dragonstones_env import games
+from dragonstones_env.games.drachenschatten.observation import decode as ds_decode
+from dragonstones_env.games.fist.observation import decode, hide_coins, reader
+from dragonstones_env.policies import load_policy, seat, seat_seed
+from dragonstones_env.policies.base import Table as Seating
+from dragonstones_env.policies.bots import drachenschatten as ds
+from dragonstones_env.policies.bots.fist import policy as fist_policy
+from dragonstones_env.policies.bots.fist import table as fist_table
+from dragonstones_env.policies.bots.fist.zoo import common as zoo_common
+
+FIST_LINEUPS = [  # a random seat makes positions the bots would not reach among themselves
+    ["heuristic", "value", "aggressor", "miser", "collector", "heuristic"],
+    ["heuristic", "heuristic", "random", "collector"],
+    ["miser", "heuristic", "aggressor"],
+    ["heuristic", "value", "random", "heuristic", "miser"],
+]
+
+
+def play_games(game: str, lineups: list[list[str]], games_each: int, mode: str = "recall") -> list[list[int]]:
+    """Every game's actions: each line-up's bots made once, then seated for ``games_each`` seeded games."""
+    out = []
+    for k, names in enumerate(lineups):
+        n = len(names)
+        bots = [load_policy(name, seed=i) for i, name in enumerate(names)]
+        e = games.get(game).env(num_players=n, **({"observation_mode": mode} if game == "dragonstones" else {}))
+        for g in range(games_each):
+            seed = 1000 * k + g
+            seated = [seat(bot, Seating(game, n, i, seed=seat_seed(seed, i))) for i, bot in enumerate(bots)]
+            e.reset(seed=seed)
+            actions = []
+            for agent in e.agent_iter():
+                obs, _, term, trunc, _ = e.last()
+                if term or trunc:
+                    e.step(None)
+                    continue
+                actions.append(int(seated[e.possible_agents.index(agent)].act(obs)))
+                e.step(actions[-1])
+            out.append(actions)
+    return out
+
+
+def plain_fist(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Fist bots' plain path: the whole decode read by ``read``, nothing remembered across decisions."""
+    def plain(obs: np.ndarray) -> fist_table.Table:
+        return fist_table.read(decode(obs))
+
+    monkeypatch.setattr(fist_policy, "observe", plain)
+    monkeypatch.setattr(zoo_common, "observe", plain)
+    monkeypatch.setattr(fist_policy.Values, "remember", property(lambda self: False, lambda self, value: None),
+                        raising=False)
+
+
+@pytest.mark.parametrize("mode", ["recall", "table"])
+def test_fist_bots_decide_as_their_plain_path(monkeypatch, mode):
+    fast = play_games("dragonstones", FIST_LINEUPS, 4, mode)
+    with monkeypatch.context() as m:
+        plain_fist(m)
+        assert not load_policy("heuristic").values.remember
+        plain = play_games("dragonstones", FIST_LINEUPS, 4, mode)
+    assert sum(map(len, fast)) > 2000  # whole games, many decisions
+    assert fast == plain
+
+
+def test_fist_fast_observe_is_read_of_decode():
+    """Field for field (and type for type), at every decision of random games, in both modes."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for n in (3, 4, 6):
+        e = games.get("dragonstones").env(num_players=n)
+        e.reset(seed=n)
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            for vector in (obs["observation"], hide_coins(obs["observation"])):
+                fast, plain = fist_table.observe(vector), fist_table.read(decode(vector))
+                for name in fist_table.Table.__slots__:
+                    a, b = getattr(fast, name), getattr(plain, name)
+                    if name == "bids":
+                        assert a.keys() == b.keys()
+                        assert all(np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype for k in a)
+                    elif name == "decoded":
+                        assert all(a[k] == b[k] for k in fist_table.EXTRA_PIECES)
+                    else:
+                        assert a == b and type(a) is type(b), name
+                checked += 1
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(len(legal))]))
+    assert checked > 500
+
+
+class _Forgetful(dict):
+    """A cache that never finds anything: every value computed afresh."""
+
+    def get(self, key, default=None):
+        return default
+
+
+def test_drachenschatten_bot_decides_as_its_plain_path(monkeypatch):
+    lineups = [["ds-heuristic"] * 4, ["ds-heuristic", "random", "ds-heuristic"], ["ds-heuristic"] * 2]
+    fast = play_games("drachenschatten", lineups, 4)
+    with monkeypatch.context() as m:
+        m.setattr(ds, "_DELTAS", _Forgetful())
+        m.setattr(ds, "observe", lambda obs: ds.read(ds_decode(obs)))
+        plain = play_games("drachenschatten", lineups, 4)
+    assert sum(map(len, fast)) > 500
+    assert fast == plain
+
+
+def test_drachenschatten_fast_observe_is_read_of_decode():
+    """Field for field, at every decision of random games of 2 to 4 players."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    for n in (2, 3, 4):
+        e = games.get("drachenschatten").env(num_players=n)
+        e.reset(seed=n)
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            fast, plain = ds.observe(obs["observation"]), ds.read(ds_decode(obs["observation"]))
+            for name in ds.Table.__dataclass_fields__:
+                a, b = getattr(fast, name), getattr(plain, name)
+                if isinstance(b, np.ndarray):
+                    assert a.dtype == b.dtype and np.array_equal(a, b), name
+                else:
+                    assert a == b and type(a) is type(b), name
+            checked += 1
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(len(legal))]))
+    assert checked > 100
+
+
+def test_the_reader_refuses_what_is_not_a_piece():
+    with pytest.raises(ValueError, match="no piece named 'sets'; the pieces are seat_present"):
+        reader(("card", "sets"))
+    with pytest.raises(ValueError, match="tuples of piece names"):
+        reader("card")
