@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import drachenschatten, games
 from .core import ReplayError
-from .games.fist import Game, env, raw_env, replay
+from .games.dragonstones import Game, env, raw_env, replay
 
 __all__ = ["Game", "ReplayError", "drachenschatten", "env", "example_path", "games", "raw_env", "replay"]
 __version__ = "0.1.0"

@@ -28,7 +28,7 @@ def _no_option(key: str, value: Any, sources: Any) -> Any:
 class Presenter:
     """How a game is shown to people: what the web app, the terminal and the GIF writer need of it.
 
-    Each game package builds its own (``games/fist/present.py``); nothing outside ``games/`` tells
+    Each game package builds its own (``games/dragonstones/present.py``); nothing outside ``games/`` tells
     games apart. Every value shown to a seat comes from that seat's observation and action mask;
     ``view``/``public_view``/``hidden`` return JSON-plain dicts that the other functions read back.
     The game's facts (id, title, table sizes, default bot, env options) stay on :class:`GameSpec`.

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from dragonstones_env.games.fist.cards import COLOURS, SPECIAL_DECK, STANDARD
-from dragonstones_env.games.fist.engine import STOCK, Game
+from dragonstones_env.games.dragonstones.cards import COLOURS, SPECIAL_DECK, STANDARD
+from dragonstones_env.games.dragonstones.engine import STOCK, Game
 
 COINS = ("fairy", "common", "silver", "amulets")
 GAMES: list[Game] = []  # every game made by make_game in the current test

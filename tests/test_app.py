@@ -25,7 +25,7 @@ with warnings.catch_warnings():  # recent Starlette suggests httpx2 for its Test
 from dragonstones_env import env as fist_env
 from dragonstones_env import games
 from dragonstones_env.games.drachenschatten import present as ds_adapter
-from dragonstones_env.games.fist import present as fist_adapter
+from dragonstones_env.games.dragonstones import present as fist_adapter
 from dragonstones_env.play.app.limits import NO_LIMITS
 from dragonstones_env.play.app.server import create_app
 from dragonstones_env.play.table import insight

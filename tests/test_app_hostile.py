@@ -22,7 +22,7 @@ pytest.importorskip("httpx")
 
 from dragonstones_env.bounds import FILE_BYTES
 from dragonstones_env.games import get as game_spec
-from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.dragonstones.engine import Game
 from dragonstones_env.play import table as play_table
 from dragonstones_env.play.app.errors import AppError
 from dragonstones_env.play.app.limits import SearchScheduler

@@ -29,7 +29,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from dragonstones_env import games, raw_env
-from dragonstones_env.games.fist import custom
+from dragonstones_env.games.dragonstones import custom
 from dragonstones_env.play import sources
 from dragonstones_env.play import table as play_table
 from dragonstones_env.play.app import server

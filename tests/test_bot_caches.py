@@ -15,13 +15,13 @@ import pytest
 
 from dragonstones_env import games
 from dragonstones_env.games.drachenschatten.observation import decode as ds_decode
-from dragonstones_env.games.fist.observation import decode, hide_coins, reader
+from dragonstones_env.games.dragonstones.observation import decode, hide_coins, reader
 from dragonstones_env.policies import load_policy, seat, seat_seed
 from dragonstones_env.policies.base import Table as Seating
 from dragonstones_env.policies.bots import drachenschatten as ds
-from dragonstones_env.policies.bots.fist import policy as fist_policy
-from dragonstones_env.policies.bots.fist import table as fist_table
-from dragonstones_env.policies.bots.fist.zoo import common as zoo_common
+from dragonstones_env.policies.bots.dragonstones import policy as fist_policy
+from dragonstones_env.policies.bots.dragonstones import table as fist_table
+from dragonstones_env.policies.bots.dragonstones.zoo import common as zoo_common
 
 FIST_LINEUPS = [  # a random seat makes positions the bots would not reach among themselves
     ["heuristic", "value", "aggressor", "miser", "collector", "heuristic"],

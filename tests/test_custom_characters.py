@@ -13,11 +13,11 @@ import pytest
 
 from dragonstones_env import env as fist_env
 from dragonstones_env.core import ReplayError
-from dragonstones_env.games.fist import custom, replay
-from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
-from dragonstones_env.games.fist.engine import Auction, Game, PowerUse
-from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
-from dragonstones_env.games.fist.observation import decode
+from dragonstones_env.games.dragonstones import custom, replay
+from dragonstones_env.games.dragonstones.cards import CHARACTER_SLOTS
+from dragonstones_env.games.dragonstones.engine import Auction, Game, PowerUse
+from dragonstones_env.games.dragonstones.env import LAYOUT_SIGNATURE
+from dragonstones_env.games.dragonstones.observation import decode
 from tests.aec_support import live_decisions, play_out
 from tests.extras import EVAL, EVAL_MODULE
 
@@ -391,7 +391,7 @@ def test_both_trainers_evaluate_at_the_runs_deck(monkeypatch):
 
 def test_bots_value_data_cards_from_effects_and_python_cards_from_the_hint():
     from dragonstones_env.policies import Table, load_policy, seat
-    from dragonstones_env.policies.bots.fist.table import read
+    from dragonstones_env.policies.bots.dragonstones.table import read
 
     deck = custom.make_deck(EXAMPLE)
     bot = load_policy("heuristic", seed=0)

@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env as fist_env
-from dragonstones_env.games.fist import custom, replay
-from dragonstones_env.games.fist.custom import Deck
-from dragonstones_env.games.fist.decisions import KINDS, V1_KIND, V1_NAMES, V1_NAMES_TABLE, kinds_table, v1_name
-from dragonstones_env.games.fist.engine import DECISION_KINDS, Game
-from dragonstones_env.games.fist.observation import DECISION_LABELS, Observer, decode
+from dragonstones_env.games.dragonstones import custom, replay
+from dragonstones_env.games.dragonstones.custom import Deck
+from dragonstones_env.games.dragonstones.decisions import KINDS, V1_KIND, V1_NAMES, V1_NAMES_TABLE, kinds_table, v1_name
+from dragonstones_env.games.dragonstones.engine import DECISION_KINDS, Game
+from dragonstones_env.games.dragonstones.observation import DECISION_LABELS, Observer, decode
 from dragonstones_env.policies import Table, load_policy, seat
-from dragonstones_env.policies.bots.fist import choices
-from dragonstones_env.policies.bots.fist.table import for_decision
+from dragonstones_env.policies.bots.dragonstones import choices
+from dragonstones_env.policies.bots.dragonstones.table import for_decision
 from tests.aec_support import live_decisions
 from tests.support import at, choose, give_doppelganger, make_game, run_to, win
 

@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dragonstones_env.core import IllegalOptionError
-from dragonstones_env.games.fist.cards import CARDS_PER_TURN, COLOURS, SPECIAL_DECK, STANDARD
-from dragonstones_env.games.fist.engine import BID, TIEBREAK, WIN_SCORE, Game, replay
+from dragonstones_env.games.dragonstones.cards import CARDS_PER_TURN, COLOURS, SPECIAL_DECK, STANDARD
+from dragonstones_env.games.dragonstones.engine import BID, TIEBREAK, WIN_SCORE, Game, replay
 
 STOCK_TOTALS = {"fairy": 60, "silver": 40, "common": 15, "amulets": 2}  # F2
 STONES_PER_COLOUR = 12  # F2

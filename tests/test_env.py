@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env, raw_env
-from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.observation import LAYOUT, OBS_SIZE, SEAT_FEATURES, view
+from dragonstones_env.games.dragonstones import actions as A
+from dragonstones_env.games.dragonstones.observation import LAYOUT, OBS_SIZE, SEAT_FEATURES, view
 from tests.aec_support import play_out, play_until, random_step
 
 

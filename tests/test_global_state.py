@@ -17,7 +17,7 @@ from pettingzoo.test.state_test import test_state_space as pettingzoo_state_spac
 
 from dragonstones_env import games
 from dragonstones_env.games.drachenschatten import global_state as ds_state
-from dragonstones_env.games.fist import global_state as fist_state
+from dragonstones_env.games.dragonstones import global_state as fist_state
 from tests.aec_support import random_step
 
 SPECS = games.all()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dragonstones_env  # noqa: F401  (registers the ids)
-from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.dragonstones import actions as A
 from dragonstones_env.play.single_agent import OpponentSampler
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.policies import RandomPolicy

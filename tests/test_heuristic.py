@@ -1,5 +1,5 @@
-"""The heuristic bot (``dragonstones_env.policies.bots.fist``): reading its observation, legality, reproducibility,
-strength, and decisions."""
+"""The heuristic bot (``dragonstones_env.policies.bots.dragonstones``): reading its observation, legality,
+reproducibility, strength, and decisions."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import pytest
 
 import dragonstones_env.policies.bots
 from dragonstones_env import env
-from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.cards import CHARACTER_NAMES, COLOURS
-from dragonstones_env.games.fist.engine import Game
-from dragonstones_env.games.fist.observation import Observer, decode
+from dragonstones_env.games.dragonstones import actions as A
+from dragonstones_env.games.dragonstones.cards import CHARACTER_NAMES, COLOURS
+from dragonstones_env.games.dragonstones.engine import Game
+from dragonstones_env.games.dragonstones.observation import Observer, decode
 from dragonstones_env.play.arena import seat_rotated_match
 from dragonstones_env.policies import load_policy
-from dragonstones_env.policies.bots.fist import PARAMS, HeuristicPolicy, read
-from dragonstones_env.policies.bots.fist.values import BANK_GAINS, GAINS
-from dragonstones_env.policies.bots.fist.zoo.collector import STYLE
+from dragonstones_env.policies.bots.dragonstones import PARAMS, HeuristicPolicy, read
+from dragonstones_env.policies.bots.dragonstones.values import BANK_GAINS, GAINS
+from dragonstones_env.policies.bots.dragonstones.zoo.collector import STYLE
 from tests.aec_support import live_decisions
 
 

@@ -40,8 +40,8 @@ from dragonstones_env.evaluation.cli import build_parser as evaluation_parser
 from dragonstones_env.games.drachenschatten import env as ds_env
 from dragonstones_env.games.drachenschatten.rules import DrachenSchattenGame
 from dragonstones_env.games.drachenschatten.rules import replay as ds_replay
-from dragonstones_env.games.fist import custom, replay
-from dragonstones_env.games.fist.engine import ConservationError, Game
+from dragonstones_env.games.dragonstones import custom, replay
+from dragonstones_env.games.dragonstones.engine import ConservationError, Game
 from dragonstones_env.policies import PolicyError, load_policy
 from dragonstones_env.policies.checkpoint import MAX_ENTRY_BYTES, expected_layout
 from dragonstones_env.policies.marks import check_mark, sha256_bytes, write_mark

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env
-from dragonstones_env.games.fist.cards import COLOURS
-from dragonstones_env.games.fist.engine import Game
-from dragonstones_env.games.fist.observation import OBS_SIZE, Observer, decode
+from dragonstones_env.games.dragonstones.cards import COLOURS
+from dragonstones_env.games.dragonstones.engine import Game
+from dragonstones_env.games.dragonstones.observation import OBS_SIZE, Observer, decode
 from tests.aec_support import play_until, random_step
 
 
@@ -253,7 +253,7 @@ def test_decoding_some_pieces_gives_those_pieces_of_the_whole_decode():
     from dragonstones_env import games
     from dragonstones_env.games.drachenschatten.observation import decode as ds_decode
     from dragonstones_env.policies.bots.drachenschatten import PIECES as DS_PIECES
-    from dragonstones_env.policies.bots.fist.table import PIECES
+    from dragonstones_env.policies.bots.dragonstones.table import PIECES
 
     def same(a, b):
         if isinstance(a, dict):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env, games
-from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
+from dragonstones_env.games.dragonstones.env import LAYOUT_SIGNATURE
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.policies import PolicyError, RandomPolicy, available, load_policy, registry

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from dragonstones_env.games.fist.engine import DEFAULT_MAX_TURNS, WIN_SCORE, Game
+from dragonstones_env.games.dragonstones.engine import DEFAULT_MAX_TURNS, WIN_SCORE, Game
 from tools.random_games import POLICIES, choose, main, play_game, policy_rng, report, run
 
 

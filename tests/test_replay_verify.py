@@ -12,7 +12,7 @@ import pytest
 from dragonstones_env import ReplayError
 from dragonstones_env.games.drachenschatten.rules import DrachenSchattenGame
 from dragonstones_env.games.drachenschatten.rules import replay as ds_replay
-from dragonstones_env.games.fist.engine import Game, replay
+from dragonstones_env.games.dragonstones.engine import Game, replay
 
 
 def _play(seed: int, num_players: int = 4, max_turns: int = 40) -> tuple[Game, set[int]]:

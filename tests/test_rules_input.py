@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from dragonstones_env.core import IllegalOptionError
-from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.dragonstones.engine import Game
 from tests.support import at, choose, make_game, run_to, set_player, win
 
 pytestmark = pytest.mark.usefixtures("conserved")  # F2 checked on every game of every test

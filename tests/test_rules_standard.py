@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.dragonstones.cards import COLOURS
 from tests.support import (
     at,
     auction_of,

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from dragonstones_env.games.fist.cards import SPECIAL_DECK, STANDARD
-from dragonstones_env.games.fist.engine import DEFAULT_MAX_TURNS
+from dragonstones_env.games.dragonstones.cards import SPECIAL_DECK, STANDARD
+from dragonstones_env.games.dragonstones.engine import DEFAULT_MAX_TURNS
 from tests.support import (
     choose,
     finish_turn,

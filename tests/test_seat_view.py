@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env, games
-from dragonstones_env.games.fist.observation import hide_coins, seat_view
+from dragonstones_env.games.dragonstones.observation import hide_coins, seat_view
 from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.base import PolicyError
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, card_view, save_mlp, trained_options

@@ -22,7 +22,7 @@ from dragonstones_env import raw_env
 from dragonstones_env.evaluation import EvaluationError, evaluate
 from dragonstones_env.evaluation import main as evaluate_main
 from dragonstones_env.games.drachenschatten import env as ds_env
-from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.dragonstones.engine import Game
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.policies import PolicyError, RandomPolicy, load_policy
 from dragonstones_env.policies.checkpoint import (

@@ -289,7 +289,7 @@ def test_time_budget_stops_training_early(tmp_path):
 def test_a_table_mode_run_is_evaluated_and_shipped_seeing_what_it_learnt_from(tmp_path, monkeypatch):
     """Evaluations play at recall tables: a run in Fist's table mode (F43) must hide the others' coins
     from its learner there, and every card it writes says so, for load_policy to do the same."""
-    from dragonstones_env.games.fist.observation import hide_coins
+    from dragonstones_env.games.dragonstones.observation import hide_coins
     from training import evals
 
     seen = []

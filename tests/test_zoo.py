@@ -1,5 +1,5 @@
-"""The zoo bots (dragonstones_env/policies/bots/fist/zoo): legal play at every table size and in both observation modes,
-one replay per seed, the empty-mask error, strength against random bots, and each bot's style."""
+"""The zoo bots (dragonstones_env/policies/bots/dragonstones/zoo): legal play at every table size and in both
+observation modes, one replay per seed, the empty-mask error, strength against random bots, and each bot's style."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from dragonstones_env import env
-from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.cards import COLOURS
-from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.dragonstones import actions as A
+from dragonstones_env.games.dragonstones.cards import COLOURS
+from dragonstones_env.games.dragonstones.engine import Game
 from dragonstones_env.play.arena import seat_rotated_match
 from dragonstones_env.policies import ZOO, available, load_policy, zoo
-from dragonstones_env.policies.bots.fist.zoo import BOTS
+from dragonstones_env.policies.bots.dragonstones.zoo import BOTS
 from tests.support import drain_bank
 from tests.test_heuristic import arrange, ask, observe, play, to_auction
 

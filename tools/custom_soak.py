@@ -20,8 +20,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dragonstones_env.games.fist import custom
-from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.dragonstones import custom
+from dragonstones_env.games.dragonstones.engine import Game
 from tools.random_games import choose
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "characters.yaml"

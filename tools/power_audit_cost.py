@@ -18,8 +18,8 @@ import random
 import time
 import timeit
 
-from dragonstones_env.games.fist import custom
-from dragonstones_env.games.fist.engine import Game
+from dragonstones_env.games.dragonstones import custom
+from dragonstones_env.games.dragonstones.engine import Game
 from tools.random_games import choose
 
 NAME = "Audit Benchmark Tax"

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.core import Option
-from dragonstones_env.games.fist.engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
+from dragonstones_env.games.dragonstones.engine import BID, DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, TIEBREAK, Game
 
 POLICIES = ("uniform", "smallbids")
 FAIRY_THRESHOLDS = (12, 16, 20, 24)

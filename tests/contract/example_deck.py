@@ -10,9 +10,9 @@ from pathlib import Path
 
 from pettingzoo.utils import wrappers
 
-from dragonstones_env.games import fist
-from dragonstones_env.games.fist import custom
-from dragonstones_env.games.fist.engine import DEFAULT_MAX_TURNS, Game
+from dragonstones_env.games import dragonstones as fist
+from dragonstones_env.games.dragonstones import custom
+from dragonstones_env.games.dragonstones.engine import DEFAULT_MAX_TURNS, Game
 from dragonstones_env.registry import GameSpec
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "characters.yaml"

@@ -251,7 +251,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     out = tmp_path / "policies" / "tiny"
     card = json.loads((out / "card.json").read_text())
     assert card["algorithm"] == "RLlibPPO" and card["env"] == "dragonstones_v1" and card["steps"] >= 400
-    from dragonstones_env.games.fist.env import LAYOUT_SIGNATURE
+    from dragonstones_env.games.dragonstones.env import LAYOUT_SIGNATURE
 
     assert card["layout"] == LAYOUT_SIGNATURE
     assert card["config"]["ray"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
@@ -338,7 +338,7 @@ def test_a_table_mode_learner_sees_the_evaluations_and_the_pool_as_it_learns(tmp
     """Fist's table mode (F43) in the RLlib trainer: its evaluations (recall tables) hide the others'
     coins from the learner, and a table-mode pool policy keeps its view on the env runners."""
     import training.train_rllib as trainer
-    from dragonstones_env.games.fist.observation import hide_coins
+    from dragonstones_env.games.dragonstones.observation import hide_coins
     from tests.checkpoints import random_actor, write_checkpoint
     from training import evals
     from training.league import PushedVersions

@@ -1,4 +1,4 @@
-"""The rule-based bots, by game: ``fist`` (the heuristic and its zoo) and ``drachenschatten``.
+"""The rule-based bots, by game: ``dragonstones`` (the heuristic and its zoo) and ``drachenschatten``.
 
 ``BOTS`` maps each bot's registry name to its factory ``make(seed) -> policy``; the registry
 (:mod:`dragonstones_env.policies.registry`) seats them by name. ``ZOO_BOTS`` is the Fist zoo alone.
@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 from .drachenschatten import DrachenSchattenHeuristic
-from .fist import HeuristicPolicy
-from .fist.zoo import BOTS as ZOO_BOTS
+from .dragonstones import HeuristicPolicy
+from .dragonstones.zoo import BOTS as ZOO_BOTS
 
 BOTS = {
     "heuristic": HeuristicPolicy,

@@ -9,7 +9,7 @@ Every rule is cited by its number in ``shared/RULINGS.md`` (F1-F43).
 
 The engine is two modules: :mod:`.state` (players, bank, auctions, the table primitives) and
 :mod:`.flow` (turns, auctions, tie-breaks, decisions: :class:`Game`). This one gathers their
-public names, so ``from dragonstones_env.games.fist.engine import Game, replay`` works as before.
+public names, so ``from dragonstones_env.games.dragonstones.engine import Game, replay`` works as before.
 
 Options are tuples whose first item names the option kind:
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.cards import COLOURS
-from dragonstones_env.games.fist.env import raw_env
+from dragonstones_env.games.dragonstones import actions as A
+from dragonstones_env.games.dragonstones.cards import COLOURS
+from dragonstones_env.games.dragonstones.env import raw_env
 from dragonstones_env.policies import base
 
 from ..bidding import NO_BID

@@ -5,7 +5,7 @@ bring, and turns the Thief, the Brigand and the Troll on the leader.
 
 from __future__ import annotations
 
-from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.dragonstones.cards import COLOURS
 
 from ..bidding import CURSE
 from ..table import Table

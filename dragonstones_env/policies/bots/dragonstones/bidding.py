@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.dragonstones import actions as A
 
 from .params import Params
 from .table import Table

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.dragonstones import actions as A
 from dragonstones_env.policies import base
 
 from . import bidding, choices

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dragonstones_env.games.fist import actions as A
-from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.dragonstones import actions as A
+from dragonstones_env.games.dragonstones.cards import COLOURS
 
 from .table import Table, for_decision
 from .values import BANK_GAINS, PAY_OR_TAKE, Values, pick

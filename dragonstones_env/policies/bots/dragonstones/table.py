@@ -1,7 +1,7 @@
 """What the bot sees: the game's ``decode(obs)`` turned into a :class:`Table` of plain numbers.
 
 The bot never reads the engine nor the encoder's scales: :func:`read` takes the structured view
-that :func:`dragonstones_env.games.fist.observation.decode` gives, so it can sit at any seat, in any
+that :func:`dragonstones_env.games.dragonstones.observation.decode` gives, so it can sit at any seat, in any
 process, in both observation modes (F43). :func:`observe`, what the bots call at every decision, reads
 the same counts through the game's fast accessor (``observation.reader``: one flat list, not a dict
 per piece) and builds the same :class:`Table` as ``read(decode(obs))`` for about two thirds of the cost.
@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.games.fist.cards import CHARACTER_SLOTS
-from dragonstones_env.games.fist.engine import START
-from dragonstones_env.games.fist.observation import (
+from dragonstones_env.games.dragonstones.cards import CHARACTER_SLOTS
+from dragonstones_env.games.dragonstones.engine import START
+from dragonstones_env.games.dragonstones.observation import (
     BANK_FEATURES,
     BID_FEATURES,
     CARD_STATUS,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dragonstones_env.games.fist.cards import COLOURS
+from dragonstones_env.games.dragonstones.cards import COLOURS
 
 from ..params import PARAMS
 from ..table import Table

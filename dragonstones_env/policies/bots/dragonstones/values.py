@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dragonstones_env.games.fist import actions as A
+from dragonstones_env.games.dragonstones import actions as A
 
 from .params import PARAMS, Params
 from .table import Seat, Table

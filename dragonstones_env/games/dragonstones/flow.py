@@ -484,7 +484,7 @@ def replay(record: list[dict[str, Any]], load_deck: Callable[[dict], Any] | None
         deck = None
         if "deck" in start:
             if load_deck is None:
-                raise ValueError("the record has a custom deck: replay it with games.fist.custom.replay")
+                raise ValueError("the record has a custom deck: replay it with games.dragonstones.custom.replay")
             deck = load_deck(start["deck"])
         return Game(start["num_players"], seed=start["seed"], max_turns=start["max_turns"], deck=deck)
 

@@ -2,7 +2,7 @@
 
 One ``Discrete(NUM_ACTIONS)`` space serves every decision, every seat and every table
 size. It is the concatenation of the *families* below, in order; each family maps
-one-to-one to an engine option kind (see :mod:`dragonstones_env.games.fist.engine`). Seats in
+one-to-one to an engine option kind (see :mod:`dragonstones_env.games.dragonstones.engine`). Seats in
 actions are relative to the acting player: 1 is the next player clockwise, and so on.
 
 Caps: a gold bid holds at most :data:`FAIRY_CAP` fairy gold and :data:`COMMON_CAP` common

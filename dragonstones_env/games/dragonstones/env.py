@@ -13,7 +13,7 @@ A closed-fist blind-bid auction game (Faidutti & Schacht): each turn ten charact
 auctioned one at a time and the winner of each uses its power; the first player to 3
 points wins. Every gold bid, tie-break bid and character choice is one discrete action;
 the ``action_mask`` allows exactly the legal options of the current decision (see
-:mod:`dragonstones_env.games.fist.actions` for the layout). A blind auction asks every player in turn
+:mod:`dragonstones_env.games.dragonstones.actions` for the layout). A blind auction asks every player in turn
 for a sealed bid; nothing any other agent observes depends on a sealed bid until all bids
 are revealed together.
 
@@ -45,7 +45,7 @@ and TorchRL's PettingZoo adapters need): ``winners``, an int8 array of 6 (one fl
 Global state: ``state()`` is every fact of the game, hidden ones included (every seat's coins,
 the sealed bids, the order of the face-down characters and of the special pile), in
 ``state_space`` (``Box(0, 100, (STATE_SIZE,), float32)``), laid out as ``STATE_LAYOUT``
-(:mod:`dragonstones_env.games.fist.global_state`). It is the input of a centralised critic, never of
+(:mod:`dragonstones_env.games.dragonstones.global_state`). It is the input of a centralised critic, never of
 a policy: no seat may see it.
 """
 
