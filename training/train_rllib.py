@@ -48,6 +48,7 @@ from dragonstones_env.policies.checkpoint import (
     expected_layout,
     trained_options,
 )
+from dragonstones_env.seeding import stream
 from training.league import KINDS
 from training.outputs import OutputError, check_output
 
@@ -462,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         if steps >= next_eval:
             next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
             r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
-                                   cfg.heuristic, seed=10_000 + steps)
+                                   cfg.heuristic, seed=stream(cfg.seed, "eval", steps))
             low, high = r["ci95"]
             with eval_csv.open("a") as f:
                 f.write(f"{steps},{r['rate']:.4f},{low:.4f},{high:.4f}\n")
@@ -481,13 +482,14 @@ def main(argv: list[str] | None = None) -> int:
     for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
             r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
-                                   seed=cfg.seed + 1)
+                                   seed=stream(cfg.seed, "final-bots"))
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
+                                       seed=stream(cfg.seed, "final-copies"))
         print(f"final: {copies_summary(final['copies'])}")
     card = {
         "steps": steps,
