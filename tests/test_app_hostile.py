@@ -379,6 +379,41 @@ def test_2_an_all_bot_search_under_way_gives_way_to_a_human_one():
         scheduler.shutdown()
 
 
+def test_2_shutdown_releases_an_all_bot_search_held_by_a_human_one():
+    """Stopping the server while an all-bot search gives way to a human table's that never ends
+    (a client gone mid-move) lets the held search finish: no bot thread is left waiting for ever."""
+    e = game_spec("drachenschatten").env(num_players=2)
+    e.reset(seed=5)
+    agent = e.agent_selection
+    scheduler = SearchScheduler(workers=2)
+    human_started, never, bot_done = threading.Event(), threading.Event(), threading.Event()
+    bot_thread: list[threading.Thread] = []
+
+    def bot_search():
+        bot_thread.append(threading.current_thread())
+        human_started.wait(30)
+        decide(load_policy("ismcts:simulations=200", seed=1), e, agent)
+        bot_done.set()
+
+    def human_search():
+        human_started.set()
+        never.wait(60)  # released only by the test's cleanup
+
+    try:
+        scheduler.submit("b", False, bot_search)
+        time.sleep(0.05)
+        scheduler.submit("h", True, human_search)
+        assert human_started.wait(10)
+        assert not bot_done.wait(0.5)  # held ...
+        scheduler.shutdown()
+        assert bot_done.wait(60)  # ... and let go by the shutdown, the human's search still running
+        bot_thread[0].join(10)  # and its thread ends, finding the scheduler closed
+        assert not bot_thread[0].is_alive()
+    finally:
+        never.set()
+        scheduler.shutdown()
+
+
 def test_2_an_unwatched_all_bot_table_pauses_its_searches(tmp_path):
     clock = Clock()
     app = _app(tmp_path, {"clock": clock})
