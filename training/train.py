@@ -48,9 +48,9 @@ from dragonstones_env.policies import PolicyError, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from dragonstones_env.seeding import stream
 from training.league import FolderVersions, publish_latest
-from training.outputs import OutputError, check_output
 
 from . import anchor, envs, evals, progress, start  # envs.make_vec_env looked up at call time (tests replace it)
+from . import run as lifecycle
 from .config import PPO, Config, ConfigError, check_sources, load_config, make_league
 from .imitate import (
     Demonstrations,
@@ -324,18 +324,15 @@ class LeagueCallback(BaseCallback):
         cfg = self.cfg
         result = evals.against_bots(learner(self.model, cfg), cfg, cfg.eval.games, cfg.heuristic,
                                     seed=stream(cfg.seed, "eval", t))
-        low, high = result["ci95"]
         self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
-        rob = ""
         if self.next_panel is not None and t >= self.next_panel:
             self.next_panel += cfg.eval.panel_every
             p = run_panel(cfg, refresh_latest(self.model, self.run, t, cfg), cfg.eval.panel_games,
                           seed=stream(cfg.seed, "panel", t))  # the panel plays the weights of now
             self.logger.record("eval/robustness", p["robustness"])
             result["panel"] = p
-            rob = f"{p['robustness']:.4f}"
-        with self.run.eval_csv.open("a") as f:
-            f.write(f"{t},{result['rate']:.4f},{low:.4f},{high:.4f},{rob}\n")
+        lifecycle.append_eval(self.run.eval_csv, t, result,
+                             result["panel"]["robustness"] if "panel" in result else None)
         self.state["evaluations"].append({"timesteps": t, **result})
 
     def _on_rollout_end(self) -> None:
@@ -478,16 +475,8 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
         raise ConfigError("imitate.anchor_kl leashes PPO to where it starts, a clone of imitate.teacher, start or "
                           "the --finetune model, and random weights are no place to leash to: set one, or "
                           "imitate.anchor_kl=0")
-    if not args.resume and not args.overwrite and run.root.exists() and any(run.root.iterdir()):
-        raise ConfigError(f"{run.root} exists: use --resume to continue it, --overwrite to start it again, "
-                          "or another run_name")
-    try:  # a resumed run writes its own result again
-        check_output(run.root, "runs_dir/run_name", overwrite=True)
-        check_output(run.out, "out_dir/run_name", overwrite=args.overwrite or args.resume)
-    except OutputError as err:
-        raise ConfigError(str(err)) from None
-    if args.resume and not (run.checkpoint / "model.zip").is_file():
-        raise ConfigError(f"--resume: no checkpoint in {run.checkpoint}")
+    # the refusals every trainer shares (training/run.py): an old run, a missing checkpoint, policies/
+    lifecycle.check_folders(lifecycle.Folders(run.root, run.out), args.resume, args.overwrite, "model.zip")
     if args.resume:
         model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
         read_state(run.checkpoint / "state.json")
@@ -512,13 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     torch.set_num_threads(cfg.torch_threads)
     threadpool_limits(cfg.torch_threads)  # numpy's BLAS too: the in-process collector's forward passes
-    if args.overwrite and not args.resume:  # the run and its result, replaced whole
-        for folder in (run.root, run.out):
-            if folder.is_dir():
-                shutil.rmtree(folder)
-    created = not run.root.exists()
-    run.root.mkdir(parents=True, exist_ok=True)
-    (run.root / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+    created = lifecycle.open_folders(lifecycle.Folders(run.root, run.out), cfg.to_dict(), args.resume, args.overwrite)
 
     venv = None
     try:
@@ -536,9 +519,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"config error: {err}", file=sys.stderr)
             return 2
         raise
-    if not run.eval_csv.exists():
-        run.eval_csv.write_text("timesteps,win_rate,ci_low,ci_high,robustness\n")
-
     refresh_latest(model, run, model.num_timesteps, cfg)  # the league's latest seats, from the first game
     callback = LeagueCallback(cfg, run, state, leash)
     remaining = cfg.total_timesteps - model.num_timesteps
@@ -554,17 +534,9 @@ def main(argv: list[str] | None = None) -> int:
     venv.close()
 
     # -- the result: the model, its card, and a final evaluation
-    card = {
-        "steps": int(model.num_timesteps),
-        "wall_time_s": round(state["wall_time"], 1),
-        "config": cfg.to_dict(),
-        "machine": machine("torch"),
-        "git_commit": git_commit(),
-        "evaluation": final_evaluation(model, cfg, run),
-        **({"imitation": state["imitation"]} if "imitation" in state else {}),
-        **({"start": state["start"]} if "start" in state else {}),
-        "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
-    }
+    card = lifecycle.card(model.num_timesteps, state["wall_time"], cfg.to_dict(), machine("torch"), git_commit(),
+                          final_evaluation(model, cfg, run), state["evaluations"],
+                          **{k: state[k] for k in ("imitation", "start") if k in state})
     write_checkpoint(model, run.out, cfg, card)
     print(f"wrote {run.out} ({model.num_timesteps} timesteps, {state['wall_time']:.0f} s); "
           f"load it with load_policy({str(run.out)!r}), ship it with python -m training.promote")

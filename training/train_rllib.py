@@ -28,7 +28,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -50,9 +50,9 @@ from dragonstones_env.policies.checkpoint import (
 )
 from dragonstones_env.seeding import stream
 from training.league import KINDS
-from training.outputs import OutputError, check_output
 
 from . import evals
+from . import run as lifecycle
 from .config import (
     BOUNDS,
     ConfigError,
@@ -340,7 +340,14 @@ def private_copy(folder: Path) -> Path:
     return copy
 
 
-def main(argv: list[str] | None = None) -> int:
+def no_checks(folders: lifecycle.Folders, result: dict[str, Any]) -> None:
+    """The default ``after_iteration`` hook: nothing beyond the run's own schedule."""
+
+
+def main(argv: list[str] | None = None,
+         after_iteration: Callable[[lifecycle.Folders, dict[str, Any]], None] = no_checks) -> int:
+    """Train; ``after_iteration(folders, result)`` runs after each RLlib iteration (the run's folders
+    and ``algo.train()``'s result): the hook for checks of the runners' health (issue #51)."""
     args = build_parser().parse_args(argv)
     overrides = list(args.set) + ([f"ray.address={args.address}"] if args.address else [])
     try:
@@ -357,22 +364,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: league.pool: {err}", file=sys.stderr)
         return 2
 
-    run_dir = Path(cfg.runs_dir) / cfg.run_name
+    folders = lifecycle.Folders.of(cfg.runs_dir, cfg.out_dir, cfg.run_name)
+    run_dir = folders.root
     snapshot_dir, ckpt_dir = run_dir / "snapshots", run_dir / "checkpoint"
     out_dir = Path(cfg.out_dir) / cfg.run_name
     if not args.bench_sampling:
-        if not args.resume and not args.overwrite and run_dir.exists() and any(run_dir.iterdir()):
-            print(f"{run_dir} exists: use --resume to continue it, --overwrite to start it again, or another "
-                  "run_name", file=sys.stderr)
-            return 2
-        try:  # the same checks as the SB3 trainer's: never into policies/, never over a result unasked
-            check_output(run_dir, "runs_dir/run_name", overwrite=True)
-            check_output(out_dir, "out_dir/run_name", overwrite=args.overwrite or args.resume)
-        except OutputError as err:
+        try:  # the refusals every trainer shares (training/run.py): an old run, no checkpoint, policies/
+            lifecycle.check_folders(folders, args.resume, args.overwrite)
+        except ConfigError as err:
             print(f"config error: {err}", file=sys.stderr)
-            return 2
-        if args.resume and not (ckpt_dir / "state.json").is_file():
-            print(f"--resume: no checkpoint in {ckpt_dir}", file=sys.stderr)
             return 2
         # RLlib restores a checkpoint by unpickling it, and runs_dir may point anywhere: only a folder
         # marked on this machine when it was saved (dragonstones_env/policies/marks.py), or trusted. The
@@ -399,11 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(bench_sampling(cfg, args.bench_sampling)))
         return 0
 
-    if args.overwrite and not args.resume and run_dir.exists():
-        shutil.rmtree(run_dir)
-    created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+    created = lifecycle.open_folders(folders, cfg.to_dict(), args.resume, args.overwrite)
     try:
         algo = build_config(cfg).build_algo()
     except BaseException:
@@ -422,15 +418,14 @@ def main(argv: list[str] | None = None) -> int:
         for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
             old = load_policy(folder)  # checked like any checkpoint (its card names the game)
             push_snapshot(algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
-    eval_csv = run_dir / "eval.csv"
-    if not eval_csv.exists():
-        eval_csv.write_text("timesteps,win_rate,ci_low,ci_high\n")
+    eval_csv = folders.eval_csv
 
     activation = cfg.ppo.activation
     steps = state["steps"]
-    next_snapshot = (steps // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
-    next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
-    next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    # every trainer's schedules (training/run.py), from where a resumed run starts
+    next_snapshot = lifecycle.Schedule(cfg.league.snapshot_every, steps)
+    next_eval = lifecycle.Schedule(cfg.eval.every, steps)
+    next_ckpt = lifecycle.Schedule(cfg.checkpoint_every, steps)
 
     def save_checkpoint() -> None:
         ckpt_dir.mkdir(parents=True, exist_ok=True)
@@ -451,8 +446,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"iter {iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
               f"{steps / max(state['wall_time'], 1e-9):.0f} steps/s overall, "
               f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
-        if steps >= next_snapshot:
-            next_snapshot = (steps // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
+        after_iteration(folders, result)  # issue #51's runner-health checks go here
+        if next_snapshot.due(steps):
             weights = current_weights(algo)
             folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
                                   {"steps": steps, "snapshot": True}, cfg)
@@ -460,17 +455,14 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(old)
             if snapshots_used:
                 push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
-        if steps >= next_eval:
-            next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
+        if next_eval.due(steps):
             r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
                                    cfg.heuristic, seed=stream(cfg.seed, "eval", steps))
             low, high = r["ci95"]
-            with eval_csv.open("a") as f:
-                f.write(f"{steps},{r['rate']:.4f},{low:.4f},{high:.4f}\n")
+            lifecycle.append_eval(eval_csv, steps, r)  # no robustness panel during RLlib runs: empty
             state["evaluations"].append({"timesteps": steps, **r})
             print(f"  eval vs {cfg.heuristic}: {r['rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)
-        if steps >= next_ckpt:
-            next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        if next_ckpt.due(steps):
             save_checkpoint()
     state["wall_time"] += time.time() - started
     save_checkpoint()
@@ -491,16 +483,8 @@ def main(argv: list[str] | None = None) -> int:
         final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
                                        seed=stream(cfg.seed, "final-copies"))
         print(f"final: {copies_summary(final['copies'])}")
-    card = {
-        "steps": steps,
-        "wall_time_s": round(state["wall_time"], 1),
-        "config": cfg.to_dict(),
-        "machine": machine("torch", "ray"),
-        "git_commit": git_commit(),
-        "evaluation": final,
-        "training_curve": [{k: e[k] for k in ("timesteps", "rate", "ci95")} for e in state["evaluations"]],
-        "rllib_checkpoint": str(ckpt_dir / "algo"),
-    }
+    card = lifecycle.card(steps, state["wall_time"], cfg.to_dict(), machine("torch", "ray"), git_commit(), final,
+                          state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"))
     write_policy(out_dir, weights, activation, card, cfg)
     print(f"wrote {out_dir} ({steps} env steps, {state['wall_time']:.0f} s); "
           f"load it with load_policy({str(out_dir)!r})")

@@ -22,6 +22,7 @@ from dragonstones_env import env as make_aec
 from dragonstones_env.play.arena import play_game, seat_rotated_match
 from dragonstones_env.policies import RandomPolicy, load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy
+from training import run as lifecycle
 from training.config import ConfigError
 from training.rllib_env import DragonstonesMultiAgentEnv
 from training.rllib_module import MaskedMLPModule, actor_weights, actor_weights_from_state
@@ -247,7 +248,10 @@ def test_config_errors_name_the_key(tmp_path):
 
 
 def test_train_export_reload_and_play(tmp_path, ray_local):
-    assert main(["--config", str(write_config(tmp_path, run_name="tiny"))]) == 0
+    seen = []  # the after_iteration hook (issue #51's runner-health checks): once per iteration
+    assert main(["--config", str(write_config(tmp_path, run_name="tiny"))],
+                after_iteration=lambda folders, result: seen.append((folders.root, "env_runners" in result))) == 0
+    assert seen and set(seen) == {(tmp_path / "runs" / "tiny", True)}
     out = tmp_path / "policies" / "tiny"
     card = json.loads((out / "card.json").read_text())
     assert card["algorithm"] == "RLlibPPO" and card["env"] == "dragonstones_v1" and card["steps"] >= 400
@@ -263,7 +267,11 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     # every card says what its policy sees (card_view): the env options it learnt with
     for folder in (out, *(runs / "snapshots").iterdir()):
         assert json.loads((folder / "card.json").read_text())["env_options"]["observation_mode"] == "recall"
-    assert (runs / "eval.csv").read_text().count("\n") >= 2
+    # the run every trainer writes (training/run.py): one eval.csv header, the shared card keys
+    rows = (runs / "eval.csv").read_text().splitlines()
+    assert rows[0] == lifecycle.EVAL_HEADER.strip() and len(rows) >= 2
+    assert {row.count(",") for row in rows} == {len(lifecycle.EVAL_COLUMNS) - 1}
+    assert set(lifecycle.CARD_KEYS) <= set(card) and (runs / "config.json").is_file()
 
     # load_policy plays it with numpy only, as an opponent anywhere: a game, an evaluation, SB3's env
     policy = load_policy(str(out), seed=0)

@@ -1,0 +1,110 @@
+"""training/run.py: the run lifecycle every trainer shares, and the trainers' runs compared (issue #50)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+import yaml
+
+from dragonstones_env.policies.registry import shipped_dir
+from tests.extras import TRAIN, TRAIN_MODULE
+from training import run as lifecycle
+from training.config import ConfigError
+
+
+def test_a_schedule_counts_from_where_a_run_starts_and_fires_once_per_jump():
+    s = lifecycle.Schedule(100, start=250)
+    assert s.next == 300
+    assert [t for t in (260, 299, 300, 301, 399, 650, 699, 700) if s.due(t)] == [300, 650, 700]
+
+
+def test_eval_rows_have_the_header_columns_with_or_without_a_panel():
+    width = len(lifecycle.EVAL_COLUMNS)
+    plain = lifecycle.eval_row(512, {"rate": 0.25, "ci95": (0.1, 0.5)})
+    assert plain == "512,0.2500,0.1000,0.5000,\n" and plain.count(",") == width - 1
+    assert lifecycle.eval_row(3, {"rate": 1, "ci95": (0, 1)}, 0.75).endswith(",0.7500\n")
+
+
+def test_an_old_four_column_eval_csv_is_given_the_fifth_column(tmp_path):
+    path = tmp_path / "eval.csv"
+    path.write_text("timesteps,win_rate,ci_low,ci_high\n10,0.5000,0.1000,0.9000\n")
+    lifecycle.start_eval_csv(path)
+    lifecycle.append_eval(path, 20, {"rate": 0.5, "ci95": (0.1, 0.9)})
+    rows = list(csv.DictReader(path.open()))
+    assert list(rows[0]) == list(lifecycle.EVAL_COLUMNS) and [r["robustness"] for r in rows] == ["", ""]
+    lifecycle.start_eval_csv(path)  # a file of the new header is left as it is
+    assert len(path.read_text().splitlines()) == 3
+
+
+def test_folders_refuse_an_old_run_a_missing_checkpoint_and_the_shipped_folder(tmp_path):
+    folders = lifecycle.Folders.of(tmp_path / "runs", tmp_path / "out", "x")
+    lifecycle.check_folders(folders, resume=False, overwrite=False)  # nothing there yet
+    with pytest.raises(ConfigError, match="--resume: no checkpoint"):
+        lifecycle.check_folders(folders, resume=True, overwrite=False)
+    assert lifecycle.open_folders(folders, {"seed": 0}, resume=False, overwrite=False)
+    assert folders.eval_csv.read_text() == lifecycle.EVAL_HEADER
+    with pytest.raises(ConfigError, match="exists: use --resume"):
+        lifecycle.check_folders(folders, resume=False, overwrite=False)
+    lifecycle.check_folders(folders, resume=False, overwrite=True)
+    (folders.eval_csv).write_text(lifecycle.EVAL_HEADER + "1,0,0,0,\n")
+    assert lifecycle.open_folders(folders, {"seed": 1}, resume=False, overwrite=True)  # new again
+    assert json.loads(folders.config_json.read_text()) == {"seed": 1}
+    assert folders.eval_csv.read_text() == lifecycle.EVAL_HEADER  # replaced whole
+    shipped = lifecycle.Folders.of(tmp_path / "runs", shipped_dir(), "champion")
+    with pytest.raises(ConfigError, match="shipped checkpoints"):
+        lifecycle.check_folders(shipped, resume=False, overwrite=True)
+
+
+def test_a_card_holds_the_shared_keys_then_the_trainers_own():
+    card = lifecycle.card(10.0, 1.26, {}, {"cpu": "x"}, "abc", {}, [{"timesteps": 5, "rate": 0.5, "ci95": [0, 1],
+                                                                     "games": 3}], exploiter_of="heuristic")
+    assert list(card)[: len(lifecycle.CARD_KEYS)] == list(lifecycle.CARD_KEYS)
+    assert (card["steps"], card["wall_time_s"], card["exploiter_of"]) == (10, 1.3, "heuristic")
+    assert card["training_curve"] == [{"timesteps": 5, "rate": 0.5, "ci95": [0, 1]}]
+
+
+TINY = {"total_timesteps": 512, "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
+        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
+        "league": {"mix": {"random": 1.0}},
+        "eval": {"every": 256, "games": 3, "final_games": 3, "final_panel_games": 0}}
+EXPLOIT = ["--timesteps", "512", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--n-envs", "1",
+           "--net-arch", "32", "--eval-games", "3", "--eval-every", "256"]
+
+
+def test_the_sb3_trainer_and_the_exploiter_write_the_same_run(tmp_path):
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    pytest.importorskip("matplotlib")
+    from training.exploit import main as exploit
+    from training.train import main as train
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({**TINY, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "out"),
+                                      "run_name": "tiny"}))
+    assert train(["--config", str(config)]) == 0
+    assert train(["--config", str(config)]) == 2  # the run exists: refused
+    ex = tmp_path / "exploiter"
+    with pytest.raises(SystemExit, match="2"):  # nothing to resume (the exploiter's errors are argparse's)
+        exploit(["--target", "heuristic", "--out", str(ex), "--resume", *EXPLOIT])
+    assert exploit(["--target", "heuristic", "--out", str(ex), *EXPLOIT]) == 0
+    with pytest.raises(SystemExit, match="2"):  # the run exists: refused
+        exploit(["--target", "heuristic", "--out", str(ex), *EXPLOIT])
+
+    sb3_card = json.loads((tmp_path / "out" / "tiny" / "card.json").read_text())
+    ex_card = json.loads((ex / "card.json").read_text())
+    for card in (sb3_card, ex_card):
+        assert set(lifecycle.CARD_KEYS) <= set(card)
+        assert all(set(p) == {"timesteps", "rate", "ci95"} for p in card["training_curve"])
+    sb3_csv = (tmp_path / "runs" / "tiny" / "eval.csv").read_text().splitlines()
+    ex_csv = (ex / "exploit.csv").read_text().splitlines()
+    assert sb3_csv[0] == ex_csv[0] == lifecycle.EVAL_HEADER.strip()
+    assert {row.count(",") for row in sb3_csv + ex_csv} == {len(lifecycle.EVAL_COLUMNS) - 1}
+    # the result folders hold the same files (the exploiter adds its curve's own)
+    sb3_files = {p.name for p in (tmp_path / "out" / "tiny").iterdir()}
+    ex_files = {p.name for p in ex.iterdir()}
+    assert sb3_files <= ex_files and ex_files - sb3_files <= {"exploit.json", "exploit.csv", "curve.png", "checkpoint"}
+    # both resume from their checkpoint
+    assert train(["--config", str(config), "--resume", "--set", "total_timesteps=768"]) == 0
+    assert exploit(["--target", "heuristic", "--out", str(ex), "--resume", *EXPLOIT[:1], "768", *EXPLOIT[2:]]) == 0
+    assert json.loads((ex / "card.json").read_text())["steps"] >= 768
