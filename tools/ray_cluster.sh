@@ -15,7 +15,8 @@
 # RAY_AUTH_TOKEN_PATH (every driver and `ray` command needs them: docs/rllib.md, "Token authentication").
 # Settings: RAY (the ray command; default: the one beside $PYTHON, else on PATH), PYTHON, RAY_PORT
 # (default 6379), HEAD_CPUS / NODE_CPUS (default 1 each), RAY_CLUSTER_DIR (default DIR), DASHBOARD
-# (true: the head's dashboard on 127.0.0.1:8265, needs ray[default]; default false).
+# (true: the head's dashboard on 127.0.0.1:8265, needs ray[default]; default false), NODES (1: the
+# head alone, for comparison; default 2).
 set -euo pipefail
 
 cmd=${1:-}
@@ -77,11 +78,11 @@ EOF
             --include-dashboard "${DASHBOARD:-false}" --dashboard-host 127.0.0.1
         wait_nodes "$dir" 1
     fi
-    if [[ ! -f "$dir/node2.pid" ]]; then
+    if [[ "${NODES:-2}" == 2 && ! -f "$dir/node2.pid" ]]; then
         start_node "$dir" node2 --address "127.0.0.1:$RAY_PORT" --num-cpus "$NODE_CPUS"
         wait_nodes "$dir" 2
     fi
-    echo "ray_cluster: 2 nodes at 127.0.0.1:$RAY_PORT; source $dir/env"
+    echo "ray_cluster: ${NODES:-2} node(s) at 127.0.0.1:$RAY_PORT; source $dir/env"
 }
 
 stop_node() {  # dir, name, signal

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import yaml
-
-from test_rllib import TINY  # noqa: E402  (rootdir-relative: tests/rllib has no __init__)
+from test_rllib import TINY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +48,11 @@ def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/bin", "HOME": str(Path.home()),
            "PYTHON": sys.executable, "PY": sys.executable, "OUT": str(tmp_path), "PYTHONPATH": str(ROOT),
-           "RAY_CLUSTER_DIR": str(tmp_path / "cluster"), "TMPDIR": "/tmp"}
+           "RAY_CLUSTER_DIR": str(tmp_path / "cluster"), "TMPDIR": "/tmp",
+           # the head marks a silent node dead after 3 missed health checks 1 s apart (Ray's default:
+           # about 30 s), so that kill-node returns sooner
+           "RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3",
+           "RAY_health_check_timeout_ms": "1000"}
     done = subprocess.run(["tools/ray_cluster.sh", "run", "bash", "-c", SCRIPT], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=900)
     logs = {name: (tmp_path / f"{name}.log").read_text() if (tmp_path / f"{name}.log").exists() else ""
