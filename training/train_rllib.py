@@ -1,15 +1,18 @@
 """Train one shared policy for every seat with Ray RLlib's PPO; write it to policies/<run-name>/.
 
-    python -m training.train_rllib --config configs/rllib_ppo.yaml [--address auto | ray://HOST:10001]
+    python -m training.train_rllib --config configs/rllib_ppo.yaml [--address auto | HOST:PORT | ray://HOST:10001]
                                    [--set key=value ...] [--resume | --overwrite]
 
 RLlib's new API stack: the multi-agent form of the game (training/rllib_env.py: only the
 agent to act is observed), one RLModule shared by all seats (training/rllib_module.py: a
 plain MLP actor whose illegal actions are masked out, and a critic), ``num_env_runners``
 EnvRunner actors sampling in parallel, and a Learner that runs PPO. Without ``--address``
-(and ``ray.address`` unset) Ray starts on this machine; with ``--address auto`` the script
-joins the cluster this node belongs to (``ray start --head`` / ``ray start --address``), with
-``ray://HOST:10001`` it connects as a Ray client. See docs/rllib.md.
+(``ray.address`` and RAY_ADDRESS unset) Ray starts on this machine; with ``--address auto`` the
+script joins the cluster this node belongs to (``ray start --head`` / ``ray start --address``), with
+``HOST:PORT`` the head's GCS port, with ``ray://HOST:10001`` it connects as a Ray client. On a cluster
+it ships its code to the nodes (``ray.ship_code``), checks each node imports it, and stops with exit 3
+when fewer than ``ray.min_healthy_share`` of the env runners are healthy (training/cluster.py; token
+authentication and ports: docs/rllib.md).
 
 Read top to bottom: the config (every key, its default and its check), the RLlib
 ``PPOConfig`` it makes, the training loop (snapshots of the learner join the league of
