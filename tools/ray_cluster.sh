@@ -39,7 +39,7 @@ start_node() {  # name, args...
     local dir=$1 name=$2
     shift 2
     setsid "$RAY" start --block --node-ip-address 127.0.0.1 --dashboard-agent-listen-port 0 \
-        --metrics-export-port 0 --disable-usage-stats "$@" \
+        --metrics-export-port 0 --disable-usage-stats --temp-dir "$(cat "$dir/temp_dir")" "$@" \
         >"$dir/$name.log" 2>&1 &
     echo $! >"$dir/$name.pid"
 }
@@ -72,6 +72,10 @@ export RAY_AUTH_TOKEN_PATH=$dir/auth_token
 EOF
     # shellcheck disable=SC1091
     source "$dir/env"
+    # Ray's files of its own (sessions, logs, sockets): not /tmp/ray, where `ray start --head` would
+    # leave ray_current_cluster, which every later ray.init() on the machine tries to join. A short
+    # path: Ray's socket paths must fit in 107 characters.
+    [[ -s "$dir/temp_dir" ]] || mktemp -d "${TMPDIR:-/tmp}/rayc-XXXXXX" >"$dir/temp_dir"
     # `up` again after `kill-node` brings the second node back (a node of its own, a new node id)
     if [[ ! -f "$dir/head.pid" ]]; then
         start_node "$dir" head --head --port "$RAY_PORT" --num-cpus "$HEAD_CPUS" \
@@ -104,6 +108,10 @@ down() {
     dir=$(state_dir "${1:-}")
     stop_node "$dir" node2 TERM
     stop_node "$dir" head TERM
+    if [[ -s "$dir/temp_dir" ]]; then
+        rm -rf "$(cat "$dir/temp_dir")"
+        rm -f "$dir/temp_dir"
+    fi
 }
 
 in_namespace() {
