@@ -36,25 +36,25 @@ def runtime_env(ship_code: bool) -> dict[str, Any] | None:
             "excludes": ["__pycache__", "*.pyc"]}
 
 
-def _probe() -> dict[str, str]:
+def _probe(imports: tuple[str, ...]) -> dict[str, str]:
     """Runs on one node: imports what the env runners import (an ImportError names the module)."""
     import ray  # the rllib extra; this runs in a Ray worker
 
-    for name in RUNNER_IMPORTS:
+    for name in imports:
         importlib.import_module(name)
     return {"node_id": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address()}
 
 
-def check_imports() -> list[dict[str, str]]:
-    """Every alive node of the cluster imports what the env runners import, or :class:`ClusterError`
-    naming each node that cannot (and why). Returns the nodes checked."""
+def check_imports(imports: tuple[str, ...] = RUNNER_IMPORTS) -> list[dict[str, str]]:
+    """Every alive node of the cluster imports ``imports`` (what the env runners import), or
+    :class:`ClusterError` naming each node that cannot (and why). Returns the nodes checked."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     probe = ray.remote(num_cpus=0, max_retries=0)(_probe)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     refs = {n["NodeID"]: probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
-            .remote() for n in nodes}
+            .remote(imports) for n in nodes}
     checked, failures = [], []
     for node in nodes:
         node_id, ip = node["NodeID"], node.get("NodeManagerAddress", "?")
@@ -66,7 +66,7 @@ def check_imports() -> list[dict[str, str]]:
             lines = [line for line in str(err).strip().splitlines() if line.strip()]
             failures.append(f"node {node_id[:12]} ({ip}): {lines[-1] if lines else type(err).__name__}")
     if failures:
-        raise ClusterError("cannot import the env runners' code (" + ", ".join(RUNNER_IMPORTS) + ") on "
+        raise ClusterError("cannot import the env runners' code (" + ", ".join(imports) + ") on "
                            + "; ".join(failures) + ". Install this package there (the same version) or set "
                            "ray.ship_code: true to upload it")
     return checked

@@ -12,8 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from test_rllib import TINY
+
+from training import cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,3 +82,12 @@ def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
     assert card["steps"] >= 1400
     first = (tmp_path / "runs" / "lenient" / "runners.csv").read_text().splitlines()[1].split(",")
     assert len(first[5].split()) == 2, first  # both nodes, one runner each
+
+
+def test_a_node_that_cannot_import_the_code_is_named(ray_local):
+    """What a node without the package (and ray.ship_code false) meets, on the local instance: the
+    probe pinned to the node fails, and the error names the node, its address and the missing module."""
+    node = ray_local.get_runtime_context().get_node_id()
+    assert [n["node_id"] for n in cluster.check_imports()] == [node]
+    with pytest.raises(cluster.ClusterError, match=rf"on node {node[:12]} \(.+\): .*no_such_module_here"):
+        cluster.check_imports(("dragonstones_env", "no_such_module_here"))
