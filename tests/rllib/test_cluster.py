@@ -8,6 +8,7 @@ with the runner left, exits 0, and its card and runners.csv say so (docs/rllib.m
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,13 @@ train lenient --set ray.min_healthy_share=0.5
 """
 
 
+def free_port() -> int:
+    """A port free on this machine now: where `unshare -rn` is refused the cluster shares its network."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
     config = {**TINY, "total_timesteps": 1400, "checkpoint_every": 400, "runs_dir": str(tmp_path / "runs"),
               "out_dir": str(tmp_path / "policies"),
@@ -51,7 +59,7 @@ def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/bin", "HOME": str(Path.home()),
            "PYTHON": sys.executable, "PY": sys.executable, "OUT": str(tmp_path), "PYTHONPATH": str(ROOT),
-           "RAY_CLUSTER_DIR": str(tmp_path / "cluster"), "TMPDIR": "/tmp",
+           "RAY_CLUSTER_DIR": str(tmp_path / "cluster"), "TMPDIR": "/tmp", "RAY_PORT": str(free_port()),
            # the head marks a silent node dead after 3 missed health checks 1 s apart (Ray's default:
            # about 30 s), so that kill-node returns sooner
            "RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3",
