@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # while torch==2.13.0 is the CPU build (override TORCH for another platform).
 TORCH ?= torch==2.13.0
 
-.PHONY: test test-rllib test-libraries test-browser lint bench bench-vector bench-train train panel serve clean
+.PHONY: test test-rllib cluster-up cluster-down test-libraries test-browser lint bench bench-vector bench-train train panel serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,17 @@ $(RLLIB_STAMP): pyproject.toml
 	$(RLLIB_PY) -m pip install --quiet -e ".[dev,rllib]"
 	touch $@
 
+# (tests/rllib/test_cluster.py: a two-node cluster of tools/ray_cluster.sh, one node killed mid-run)
 test-rllib: $(RLLIB_STAMP)
 	RLLIB_REQUIRED=1 $(RLLIB_PY) -m pytest -o addopts=-q tests/rllib
+
+# A two-node Ray cluster on this machine's loopback (token auth on; `source` the env file it names
+# to reach it); cluster-down stops it. docs/rllib.md, "Running on a cluster".
+cluster-up: $(RLLIB_STAMP)
+	PYTHON=$(RLLIB_PY) tools/ray_cluster.sh up
+
+cluster-down:
+	PYTHON=$(RLLIB_PY) tools/ray_cluster.sh down
 
 # Third-party learners through their own PettingZoo adapters (tests/libraries: Tianshou's PettingZooEnv
 # and multi-agent DQN, TorchRL's PettingZooWrapper, examples/tianshou_selfplay.py and

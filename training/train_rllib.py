@@ -1,15 +1,18 @@
 """Train one shared policy for every seat with Ray RLlib's PPO; write it to policies/<run-name>/.
 
-    python -m training.train_rllib --config configs/rllib_ppo.yaml [--address auto | ray://HOST:10001]
+    python -m training.train_rllib --config configs/rllib_ppo.yaml [--address auto | HOST:PORT | ray://HOST:10001]
                                    [--set key=value ...] [--resume | --overwrite]
 
 RLlib's new API stack: the multi-agent form of the game (training/rllib_env.py: only the
 agent to act is observed), one RLModule shared by all seats (training/rllib_module.py: a
 plain MLP actor whose illegal actions are masked out, and a critic), ``num_env_runners``
 EnvRunner actors sampling in parallel, and a Learner that runs PPO. Without ``--address``
-(and ``ray.address`` unset) Ray starts on this machine; with ``--address auto`` the script
-joins the cluster this node belongs to (``ray start --head`` / ``ray start --address``), with
-``ray://HOST:10001`` it connects as a Ray client. See docs/rllib.md.
+(``ray.address`` and RAY_ADDRESS unset) Ray starts on this machine; with ``--address auto`` the
+script joins the cluster this node belongs to (``ray start --head`` / ``ray start --address``), with
+``HOST:PORT`` the head's GCS port, with ``ray://HOST:10001`` it connects as a Ray client. On a cluster
+it ships its code to the nodes (``ray.ship_code``), checks each node imports it, and stops with exit 3
+when fewer than ``ray.min_healthy_share`` of the env runners are healthy (training/cluster.py; token
+authentication and ports: docs/rllib.md).
 
 Read top to bottom: the config (every key, its default and its check), the RLlib
 ``PPOConfig`` it makes, the training loop (snapshots of the learner join the league of
@@ -24,6 +27,7 @@ import argparse
 import atexit
 import dataclasses
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -34,8 +38,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import dragonstones_env
-import training
 from dragonstones_env.bounds import Bound, read_text_limited
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
@@ -51,7 +53,7 @@ from dragonstones_env.policies.checkpoint import (
 from dragonstones_env.seeding import stream
 from training.league import KINDS
 
-from . import evals
+from . import cluster, evals
 from . import run as lifecycle
 from .config import (
     BOUNDS,
@@ -86,7 +88,8 @@ class RayConfig:
     num_learners: int = 0  # 0: learn in the driver; >= 1: Learner actors (data-parallel, one per GPU)
     num_cpus_per_learner: float = 1.0
     num_gpus_per_learner: float = 0.0
-    ship_code: bool = False  # upload dragonstones_env/ and training/ to the cluster (runtime_env)
+    ship_code: bool = True  # with an address: upload dragonstones_env/ and training/ to the nodes (runtime_env)
+    min_healthy_share: float = 1.0  # the least share of the env runners healthy after an iteration; below: stop
 
 
 @dataclass
@@ -117,6 +120,7 @@ RLLIB_BOUNDS: dict[str, Bound] = {
     "ray.num_cpus_per_env_runner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each EnvRunner"),
     "ray.rollout_fragment_length": Bound(int, 1, 10**6, "env steps per EnvRunner per sample call"),
     "ray.sample_timeout_s": Bound(float, 0.0, 86_400.0, "a day", open_low=True),
+    "ray.min_healthy_share": Bound(float, 0.0, 1.0, "share of the env runners that must stay healthy"),
     "ray.num_learners": Bound(int, 0, 16, "Learner actors (one per GPU)"),
     "ray.num_cpus_per_learner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each Learner"),
     "ray.num_gpus_per_learner": Bound(float, 0.0, 16.0, "GPUs Ray reserves for each Learner"),
@@ -240,11 +244,8 @@ def init_ray(cfg: RLlibConfig) -> None:
     if ray.is_initialized():
         return
     kwargs: dict[str, Any] = {"log_to_driver": True}
-    if cfg.ray.ship_code:
-        folders = [str(Path(m.__file__).resolve().parent) for m in (dragonstones_env, training)]
-        kwargs["runtime_env"] = {"py_modules": folders}
-    if cfg.ray.address:
-        ray.init(address=cfg.ray.address, **kwargs)
+    if cfg.ray.address:  # a node of a cluster may not have this checkout: ship it unless told not to
+        ray.init(address=cfg.ray.address, runtime_env=cluster.runtime_env(cfg.ray.ship_code), **kwargs)
     else:
         ray.init(**kwargs)
 
@@ -311,8 +312,12 @@ def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, An
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (see configs/rllib_ppo.yaml and docs/rllib.md)")
-    parser.add_argument("--address", help="Ray address: 'auto' (a cluster this node is in) or 'ray://HOST:10001' "
-                        "(overrides ray.address; default: start Ray on this machine)")
+    parser.add_argument("--address", help="Ray cluster to train on (overrides ray.address): 'auto' (the cluster "
+                        "this node joined with `ray start`, or RAY_ADDRESS), 'HOST:PORT' (the head's GCS port, "
+                        "6379 by default), or 'ray://HOST:10001' (Ray Client). Default: RAY_ADDRESS if set, "
+                        "else start Ray on this machine. The code is shipped to the nodes unless "
+                        "ray.ship_code=false; token authentication needs RAY_AUTH_MODE=token and the token "
+                        "(docs/rllib.md)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override one config key, e.g. --set ray.num_env_runners=4 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
@@ -350,6 +355,8 @@ def main(argv: list[str] | None = None,
     and ``algo.train()``'s result): the hook for checks of the runners' health (issue #51)."""
     args = build_parser().parse_args(argv)
     overrides = list(args.set) + ([f"ray.address={args.address}"] if args.address else [])
+    if not args.address and os.environ.get("RAY_ADDRESS") and not any(o.startswith("ray.address=") for o in overrides):
+        overrides.append(f"ray.address={os.environ['RAY_ADDRESS']}")  # what ray.init() would join anyway
     try:
         cfg = load_config(args.config, overrides)
     except ConfigError as err:
@@ -389,6 +396,12 @@ def main(argv: list[str] | None = None,
 
     torch.set_num_threads(cfg.torch_threads)
     init_ray(cfg)
+    if cfg.ray.address:
+        try:  # a node without the code would only fail its env runners, quietly: name it now
+            cluster.check_imports()
+        except cluster.ClusterError as err:
+            print(f"cluster error: {err}", file=sys.stderr)
+            return 3
     short = check_resources(cfg)
     if short and not cfg.ray.address:
         print(f"config error: {short}: the actors would wait for them forever", file=sys.stderr)
@@ -418,7 +431,10 @@ def main(argv: list[str] | None = None,
         for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
             old = load_policy(folder)  # checked like any checkpoint (its card names the game)
             push_snapshot(algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
-    eval_csv = folders.eval_csv
+    eval_csv, runners_csv = folders.eval_csv, folders.root / "runners.csv"
+    if not runners_csv.exists():
+        runners_csv.write_text(cluster.CSV_HEADER)
+    health = state.setdefault("runners", [])  # one record per iteration, kept across --resume
 
     activation = cfg.ppo.activation
     steps = state["steps"]
@@ -446,7 +462,18 @@ def main(argv: list[str] | None = None,
         print(f"iter {iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
               f"{steps / max(state['wall_time'], 1e-9):.0f} steps/s overall, "
               f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
-        after_iteration(folders, result)  # issue #51's runner-health checks go here
+        health.append(cluster.runner_health(algo, cfg.ray.num_env_runners))
+        with runners_csv.open("a") as f:
+            f.write(cluster.csv_row(iteration, steps, health[-1]))
+        print(f"  runners: {health[-1]['healthy']}/{health[-1]['requested']} healthy, "
+              f"{health[-1]['restarted']} restarts, on {len(health[-1]['nodes'])} node(s)", flush=True)
+        unhealthy = cluster.health_problem(health[-1], cfg.ray.min_healthy_share)
+        if unhealthy:  # the last checkpoint stays as it was, for --resume
+            print(f"cluster error: {unhealthy}; stopped at {steps} env steps, the last checkpoint ({ckpt_dir}) "
+                  "continues with --resume", file=sys.stderr)
+            algo.stop()
+            return 3
+        after_iteration(folders, result)
         if next_snapshot.due(steps):
             weights = current_weights(algo)
             folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
@@ -484,7 +511,8 @@ def main(argv: list[str] | None = None,
                                        seed=stream(cfg.seed, "final-copies"))
         print(f"final: {copies_summary(final['copies'])}")
     card = lifecycle.card(steps, state["wall_time"], cfg.to_dict(), machine("torch", "ray"), git_commit(), final,
-                          state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"))
+                          state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"),
+                          env_runners=cluster.summary(health, cfg.ray.min_healthy_share))
     write_policy(out_dir, weights, activation, card, cfg)
     print(f"wrote {out_dir} ({steps} env steps, {state['wall_time']:.0f} s); "
           f"load it with load_policy({str(out_dir)!r})")
