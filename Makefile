@@ -31,7 +31,8 @@ $(RLLIB_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_PY) -m pip install --quiet --upgrade pip
 	$(RLLIB_PY) -m pip install --quiet "$(TORCH)"
-	$(RLLIB_PY) -m pip install --quiet -e ".[dev,rllib]"
+	# the cluster extra (ray[default]): tests/rllib/test_cluster.py starts nodes as a cluster user does
+	$(RLLIB_PY) -m pip install --quiet -e ".[dev,rllib,cluster]"
 	touch $@
 
 # (tests/rllib/test_cluster.py: a two-node cluster of tools/ray_cluster.sh, one node killed mid-run)
