@@ -56,7 +56,6 @@ from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_F
 from dragonstones_env.policies.registry import available, shipped, shipped_dir
 from dragonstones_env.registry import TableSizeError, UnknownGameError
 from dragonstones_env.registry import get as get_game
-from dragonstones_env.seeding import stream
 
 from .outputs import OutputError, check_output
 
@@ -200,7 +199,7 @@ def play_pure(game: EmpiricalGame, games: int, seed: int, workers: int, game_id:
             row = [c] * n
             row[g % n] = m  # the lone seat rotated
             rows.append(row)
-    play_rows(game, rows, stream(seed, "meta-copies"), workers, game_id, progress, "alone-vs-copies games")
+    play_rows(game, rows, seed + 1_000_000, workers, game_id, progress, "alone-vs-copies games")
 
 
 def _short(err: BaseException) -> str:

@@ -50,7 +50,6 @@ from dragonstones_env.policies.checkpoint import (
     expected_layout,
     trained_options,
 )
-from dragonstones_env.seeding import stream
 from training.league import KINDS
 
 from . import cluster, evals
@@ -484,7 +483,7 @@ def main(argv: list[str] | None = None,
                 push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
         if next_eval.due(steps):
             r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
-                                   cfg.heuristic, seed=stream(cfg.seed, "eval", steps))
+                                   cfg.heuristic, seed=10_000 + steps)
             low, high = r["ci95"]
             lifecycle.append_eval(eval_csv, steps, r)  # no robustness panel during RLlib runs: empty
             state["evaluations"].append({"timesteps": steps, **r})
@@ -501,14 +500,13 @@ def main(argv: list[str] | None = None,
     for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
             r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
-                                   seed=stream(cfg.seed, "final-bots"))
+                                   seed=cfg.seed + 1)
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
-                                       seed=stream(cfg.seed, "final-copies"))
+        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
         print(f"final: {copies_summary(final['copies'])}")
     card = lifecycle.card(steps, state["wall_time"], cfg.to_dict(), machine("torch", "ray"), git_commit(), final,
                           state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"),

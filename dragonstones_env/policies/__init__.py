@@ -17,9 +17,7 @@ Your own network: :func:`export_sb3` and :func:`export_torch` write a checkpoint
 (docs/bring-your-own-learner.md).
 """
 
-from dragonstones_env.seeding import seat_seed
-
-from .base import Capabilities, Policy, PolicyError, RandomPolicy, Table, as_policy, seat
+from .base import Capabilities, Policy, PolicyError, RandomPolicy, Table, as_policy, seat, seat_seed
 from .export import export_sb3, export_torch, from_callable, from_torch
 from .information import InformationState, decide, information_state, seat_all, table_of
 from .registry import ZOO, available, load_policy, zoo

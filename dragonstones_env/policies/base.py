@@ -26,7 +26,7 @@ observation dict to an action, is taken too: :func:`as_policy` wraps it (it then
 Every place that seats policies (the arena, the tournament, the Gymnasium and vector envs, the league,
 the app, the RLlib env) calls :func:`seat` before each game with a :class:`Table`, and asks for actions
 through :func:`decide` (:mod:`.information`). The seed a seat is handed follows one rule,
-:func:`dragonstones_env.seeding.seat_seed`, everywhere.
+:func:`seat_seed`, everywhere.
 
 The bottom of the policies package: every other module here imports it, it imports none of them.
 """
@@ -70,9 +70,9 @@ class Table:
     """What a policy is told when it sits down for one game (:meth:`Policy.sit`).
 
     ``game`` is the registry id; ``seat`` its seat in ``0..num_players-1``; ``seed`` the seed of its own
-    sampling for this game (:func:`~dragonstones_env.seeding.seat_seed`), or None to keep its
-    generator going; ``options`` the env's options (an observation mode, a custom deck's lists);
-    ``deck`` the custom deck (Fist's ``characters``/``exclude``) the env built, or None for the box's.
+    sampling for this game (:func:`seat_seed`), or None to keep its generator going; ``options`` the
+    env's options (an observation mode, a custom deck's lists); ``deck`` the custom deck (Fist's
+    ``characters``/``exclude``) the env built, or None for the box's.
     """
 
     game: str
@@ -188,6 +188,14 @@ def seat(policy: Any, table: Table) -> Policy:
     policy = as_policy(policy)
     check_game(policy, table.game)
     return policy.sit(table)
+
+
+def seat_seed(game_seed: int | None, seat_index: int) -> int | None:
+    """The seed of the policy at ``seat_index`` for the game dealt with ``game_seed``: the one rule every
+    table uses (None when the game is not seeded: each policy's generator goes on)."""
+    if game_seed is None:
+        return None
+    return int(np.random.SeedSequence([int(game_seed), 0x5EA7, int(seat_index)]).generate_state(1)[0])
 
 
 class RandomPolicy(Policy):

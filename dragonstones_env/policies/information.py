@@ -22,9 +22,8 @@ import numpy as np
 
 from dragonstones_env.registry import GameSpec
 from dragonstones_env.registry import get as get_game
-from dragonstones_env.seeding import seat_seed
 
-from .base import Policy, PolicyError, Table, seat
+from .base import Policy, PolicyError, Table, seat, seat_seed
 
 
 class InformationState:
@@ -81,8 +80,8 @@ def table_of(env: Any, seat_index: int, seed: int | None = None) -> Table:
 
 def seat_all(env: Any, policies: Sequence[Any], game_seed: int | None) -> list[Any]:
     """Each seat's policy seated at the AEC ``env`` for the game dealt with ``game_seed``, each with its
-    seat's seed (:func:`~dragonstones_env.seeding.seat_seed`); a None seat (a person) stays None.
-    Returns what plays each seat (a mixture's drawn member, or the policy)."""
+    seat's seed (:func:`~.base.seat_seed`); a None seat (a person) stays None. Returns what plays each
+    seat (a mixture's drawn member, or the policy)."""
     return [None if p is None else seat(p, table_of(env, i, seat_seed(game_seed, i)))
             for i, p in enumerate(policies)]
 
