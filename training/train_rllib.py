@@ -39,6 +39,7 @@ import training
 from dragonstones_env.bounds import Bound, read_text_limited
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
+from dragonstones_env.core.seeding import SHARED, stream_seed
 from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import (
@@ -462,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         if steps >= next_eval:
             next_eval = (steps // cfg.eval.every + 1) * cfg.eval.every
             r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
-                                   cfg.heuristic, seed=10_000 + steps)
+                                   cfg.heuristic, seed=stream_seed(SHARED, "eval", steps))
             low, high = r["ci95"]
             with eval_csv.open("a") as f:
                 f.write(f"{steps},{r['rate']:.4f},{low:.4f},{high:.4f}\n")
@@ -481,13 +482,14 @@ def main(argv: list[str] | None = None) -> int:
     for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
             r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
-                                   seed=cfg.seed + 1)
+                                   seed=stream_seed(cfg.seed, "final-eval"))
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
+                                       seed=stream_seed(cfg.seed, "final-copies"))
         print(f"final: {copies_summary(final['copies'])}")
     card = {
         "steps": steps,

@@ -118,7 +118,7 @@ class DrachenSchattenGame:
     and ``over`` become true, nobody wins) once ``max_steps`` options have been applied.
     """
 
-    record_key = "event"  # the key naming each record event's kind (the engine protocol, core.py)
+    record_key = "event"  # the key naming each record event's kind (the engine protocol, dragonstones_env.core)
 
     def __init__(self, num_players: int = 2, seed: int | None = None, max_steps: int = DEFAULT_MAX_STEPS):
         if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:

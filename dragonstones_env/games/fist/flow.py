@@ -123,7 +123,7 @@ class Game(Table):
         self._advance()
 
     # ------------------------------------------------------------------ public API
-    record_key = "type"  # the key naming each record event's kind (the engine protocol, core.py)
+    record_key = "type"  # the key naming each record event's kind (the engine protocol, dragonstones_env.core)
 
     @property
     def over(self) -> bool:
