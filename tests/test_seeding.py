@@ -9,7 +9,7 @@ import pytest
 
 from dragonstones_env import policies
 from dragonstones_env.core import seeding
-from dragonstones_env.core.seeding import STREAMS, game_seed, seat_seed, stream_seed
+from dragonstones_env.core.seeding import STREAMS, seat_seed, stream_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,10 +49,6 @@ def test_seat_seed_is_the_old_rule_bit_for_bit():
     assert [seat_seed(0, i) for i in range(3)] == [136000000, 2844300890, 1789835731]
     assert seat_seed(None, 2) is None
     assert policies.seat_seed is seeding.seat_seed
-
-
-def test_game_seed_is_consecutive():
-    assert [game_seed(10, g) for g in range(3)] == [10, 11, 12]
 
 
 # Seed arithmetic with a literal: an offset (seed + 1, 10_000 + t, seed + 1_000_000) or a scale

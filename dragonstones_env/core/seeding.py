@@ -11,7 +11,7 @@ Two rules are not streams and stay as they are, because games already recorded a
 streams depend on them:
 
 * game ``g`` of a batch is dealt with ``seed + g`` (a vectorized env's table ``k`` is reset with
-  ``seed + k``, as Gymnasium and SB3 do): :func:`game_seed`;
+  ``seed + k``, as Gymnasium and SB3 do), written where the batch is played;
 * the policy at seat ``i`` of a game dealt with ``game_seed`` plays from :func:`seat_seed`, the one
   reseeding rule of every table (evaluations, the app, the terminal, training's opponents).
 
@@ -66,12 +66,6 @@ def stream_seed(seed: int, purpose: str, *index: int) -> int:
     root = check_seed(seed)
     spawn = (key, *(_index(i, f"the index of seed stream {purpose!r}") for i in index))
     return int(np.random.SeedSequence(root, spawn_key=spawn).generate_state(1)[0] >> 1)
-
-
-def game_seed(seed: int, game_index: int) -> int:
-    """The seed game ``game_index`` of a batch seeded ``seed`` is dealt with: ``seed + game_index``
-    (kept: a batch's games are the env's games at consecutive seeds, as a vectorized env's tables)."""
-    return int(seed) + int(game_index)
 
 
 def seat_seed(game_seed: int | None, seat_index: int) -> int | None:
