@@ -160,7 +160,7 @@ class TurnBasedEnv(AECEnv):
         raise NotImplementedError
 
     def _winners(self) -> list[int]:
-        """The winning seats: the engine's ``winners`` (the protocol of core.py)."""
+        """The winning seats: the engine's ``winners`` (the protocol of dragonstones_env.core)."""
         return list(self.game.winners)
 
     def _card_prefix(self, action: int) -> bool:

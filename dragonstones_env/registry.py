@@ -35,7 +35,7 @@ class Presenter:
     """
 
     how_to: tuple[str, ...]  # how to play, a few sentences for a first-time player
-    kind_key: str  # the key naming an event's kind in the engine's record ("type", "event")
+    kind_key: str  # the key naming an event's kind in the engine's record ("event": core/records.py)
     input_events: tuple[str, ...]  # the record's event kinds that are a seat's decision (they carry an "option")
     env_for_record: Callable[[dict], Any]  # a record's start event -> a fresh env at its start
     encode: Callable[[list, int, int], int]  # (a record's option, actor, num_players) -> action index
@@ -58,10 +58,6 @@ class Presenter:
     option: Callable[[str, Any, Any], Any] = _no_option
     make_env: Callable[..., Any] | None = None  # (num_players, **options) -> env; None: the spec's raw_env
 
-    def is_record(self, record: list) -> bool:
-        """Whether a record's first event is this engine's start event."""
-        return isinstance(record[0], dict) and record[0].get(self.kind_key) == "start"
-
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -76,7 +72,7 @@ class GameSpec:
     raw_env: type  # a TurnBasedEnv subclass
     env: Callable[..., Any]  # raw_env wrapped as users get it (PettingZoo's order enforcing)
     engine: type  # the rules engine (the protocol of dragonstones_env.core)
-    replay: Callable[[list], Any]  # record -> engine, checked event by event
+    replay: Callable[[list], Any]  # record (of any version the game wrote) -> engine, checked event by event
     decode: Callable[[Any], dict[str, Any]]  # observation vector -> named, unscaled values
     default_bot: str  # the spec of the game's hand-written bot (always on an evaluation panel)
     gym_id: str  # gymnasium.make(gym_id, ...): one learner, the other seats policies
@@ -108,6 +104,9 @@ class GameSpec:
     # card records its options, so it sees at every table what it learnt from (Fist's table mode hides coins).
     # Return the same function for the same view (a module-level one): a run compares its start's with `is`.
     seat_view: Callable[[Mapping[str, Any]], Callable[[Any], Any] | None] = field(default=lambda options: None)
+    # A record this game's engine wrote, of any version, in today's format (dragonstones_env/core/records.py);
+    # a ReplayError when it is not this game's record or of a version it does not read.
+    read_record: Callable[[list], list] = field(default=lambda record: record)
     # How people see the game (the web app, terminal play, GIFs), or None: it is not offered there.
     presenter: Presenter | None = None
 

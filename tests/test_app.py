@@ -458,7 +458,7 @@ def test_replay_steps_seats_and_the_whole_table(client):
     r = client.post("/api/replays", json=saved)
     assert r.status_code == 201
     rid, steps = r.json()["id"], r.json()["steps"]
-    assert steps == sum(ev["type"] == "choice" for ev in saved["record"])
+    assert steps == sum(ev["event"] == "choice" for ev in saved["record"])
     assert r.json()["insight_unavailable"] == []
     turns = r.json()["turns"]  # jump to a turn: its first decision
     assert turns["1"] == 0 and list(turns) == [str(t) for t in range(1, len(turns) + 1)]
@@ -531,12 +531,12 @@ def test_bad_records_are_refused(client, body, status, message):
 def test_a_tampered_record_names_the_event(client):
     saved = _finished_record(client, seed=8)
     record = saved["record"]
-    k = next(i for i, ev in enumerate(record) if ev["type"] == "reveal")
+    k = next(i for i, ev in enumerate(record) if ev["event"] == "reveal")
     record[k]["values"] = [99] * len(record[k]["values"])
     r = client.post("/api/replays", json=saved)
     assert r.status_code == 422 and f"record event {k}" in r.json()["error"]
     del record[k:]
-    record.append({"type": "choice", "player": 0, "decision": "bid", "option": ["bid", 99, 0, 0, 0]})
+    record.append({"event": "choice", "player": 0, "decision": "bid", "option": ["bid", 99, 0, 0, 0]})
     assert client.post("/api/replays", json=saved).status_code == 422
 
 

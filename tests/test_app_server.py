@@ -456,7 +456,7 @@ def test_a_tampered_store_is_refused_not_played(tmp_path):
         c.app.state.tables.close()
     db = sqlite3.connect(store)
     n, event = next((n, json.loads(e)) for n, e in db.execute(
-        "SELECT n, event FROM events WHERE id = ? ORDER BY n", (made["id"],)) if json.loads(e)["type"] == "reveal")
+        "SELECT n, event FROM events WHERE id = ? ORDER BY n", (made["id"],)) if json.loads(e)["event"] == "reveal")
     event["values"] = [99] * len(event["values"])
     db.execute("UPDATE events SET event = ? WHERE id = ? AND n = ?", (json.dumps(event), made["id"], n))
     db.commit()

@@ -237,7 +237,7 @@ def test_record_state_and_replay_carry_the_deck():
         g = _random_game(e, seed, rng)
         assert g.record[0]["deck"]["exclude"] == ["Troll"]
         assert replay(json.loads(json.dumps(g.record))).state_dict() == g.state_dict()
-        used |= {ev["card"] for ev in g.record if ev["type"] == "power"}
+        used |= {ev["card"] for ev in g.record if ev["event"] == "power"}
     assert used & set(NAMES)
     assert "deck" in g.state_dict() and "deck" not in Game(4, seed=1).state_dict()
 

@@ -148,19 +148,19 @@ def check_record_turns(game: Game) -> None:
     """F8: per turn, the Witch is auctioned first and ten characters are auctioned or played."""
     turns: list[list[dict]] = []
     for event in game.record:
-        if event["type"] == "turn":
+        if event["event"] == "turn":
             turns.append([event])
         elif turns:
             turns[-1].append(event)
     assert len(turns) == game.turn
     for i, events in enumerate(turns, start=1):
         assert events[0]["turn"] == i and len(events[0]["specials"]) == 2
-        auctioned = [e["card"] for e in events if e["type"] == "auction"]
+        auctioned = [e["card"] for e in events if e["event"] == "auction"]
         assert auctioned[0] == "Witch" and auctioned.count("Witch") == 1
-        done = [e["card"] for e in events if e["type"] == "outcome"]
-        done += [e["card"] for e in events if e["type"] in ("imp_picks", "goblin_draws")]
+        done = [e["card"] for e in events if e["event"] == "outcome"]
+        done += [e["card"] for e in events if e["event"] in ("imp_picks", "goblin_draws")]
         cards = Counter([*STANDARD, *events[0]["specials"]])
-        if any(e["type"] == "end_turn" for e in events):
+        if any(e["event"] == "end_turn" for e in events):
             assert len(done) == CARDS_PER_TURN and Counter(done) == cards, f"turn {i}: {done}"
         else:  # the game was won during this turn (F17)
             assert i == game.turn and game.winner is not None
@@ -174,17 +174,17 @@ def check_end(game: Game, scores: list[int]) -> None:
     if game.winner is not None:
         assert game.players[game.winner].score >= WIN_SCORE
         assert [p for p, pl in enumerate(game.players) if pl.score >= WIN_SCORE] == [game.winner]
-        assert game.record[-1] == {"type": "win", "player": game.winner}
+        assert game.record[-1] == {"event": "end", "reason": "won", "winners": [game.winner]}
         assert game.turn <= game.max_turns
     else:
         assert game.turn == game.max_turns
         assert all(pl.score < WIN_SCORE for pl in game.players)
-        assert game.record[-1]["type"] == "truncated"
+        assert game.record[-1]["event"] == "end" and game.record[-1]["reason"] == "truncated"
     # Every point scored is in the record, and the totals only grow.
     for p, pl in enumerate(game.players):
         total = 0
         for e in game.record:
-            if e["type"] == "score" and e["player"] == p:
+            if e["event"] == "score" and e["player"] == p:
                 assert e["points"] > 0 and e["total"] == total + e["points"]
                 total = e["total"]
         assert pl.score == total == scores[p]
@@ -229,9 +229,9 @@ def play(num_players: int, seed: int, policy_seed: int, turns: int) -> tuple[Gam
 @given(num_players=player_counts, seed=seeds, policy_seed=seeds, turns=max_turns, copy_at=st.floats(0, 1))
 def test_random_play_keeps_every_invariant(num_players, seed, policy_seed, turns, copy_at):
     game, options = play(num_players, seed, policy_seed, turns)
-    n_choices = sum(e["type"] == "choice" for e in game.record)
+    n_choices = sum(e["event"] == "choice" for e in game.record)
     assert n_choices == len(options)
-    assert [tuple(e["option"]) for e in game.record if e["type"] == "choice"] == options
+    assert [tuple(e["option"]) for e in game.record if e["event"] == "choice"] == options
 
     # Replay equality: the record rebuilds the identical game (and the identical record).
     again = replay(json.loads(json.dumps(game.record)))
@@ -305,7 +305,7 @@ def test_deepcopy_is_independent(num_players, seed, policy_seed, steps):
         clone.apply(random_option(clone, clone_rng))
     assert game.to_json() == text and json.dumps(game.record) == record
     # the original, played on with the clone's options from the copy, would equal the clone
-    options = [tuple(e["option"]) for e in clone.record[len(game.record):] if e["type"] == "choice"]
+    options = [tuple(e["option"]) for e in clone.record[len(game.record):] if e["event"] == "choice"]
     for option in options:
         game.apply(option)
     assert game.to_json() == clone.to_json()
@@ -363,4 +363,4 @@ def test_is_legal_agrees_with_apply_on_lists():
     option = [BID, 0, 0, 0, 0]
     assert game.is_legal(option)
     game.apply(option)
-    assert [e["option"] for e in game.record if e["type"] == "choice"] == [option]
+    assert [e["option"] for e in game.record if e["event"] == "choice"] == [option]

@@ -46,7 +46,7 @@ def _tamper(event: dict) -> dict:
     """The event with one field changed (a number +1, a string renamed, a list extended)."""
     out = copy.deepcopy(event)
     for key in sorted(out):
-        if key == "type":
+        if key == "event":
             continue
         value = out[key]
         if isinstance(value, bool) or value is None:
@@ -75,7 +75,7 @@ def test_every_event_type_tampered_is_refused_at_that_event(records):
     seen = set()
     for record in records:
         for i, event in enumerate(record):
-            kind = event["type"]
+            kind = event["event"]
             if kind in seen or kind == "start":
                 continue
             seen.add(kind)
@@ -85,23 +85,23 @@ def test_every_event_type_tampered_is_refused_at_that_event(records):
                 assert err.index >= i
             else:
                 assert err.index == i and err.found == bad[i] and err.expected == record[i]
-    assert {"reveal", "outcome", "score", "win", "choice", "auction", "setup"} <= seen
+    assert {"reveal", "outcome", "score", "end", "choice", "auction", "setup"} <= seen
 
 
 def test_score_and_reveal_and_win_edits_are_refused(records):
     record = records[0]
-    i = next(i for i, e in enumerate(record) if e["type"] == "score")
+    i = next(i for i, e in enumerate(record) if e["event"] == "score")
     bad = copy.deepcopy(record)
     bad[i]["points"] = bad[i].get("points", 1) + 5
     _refused(bad, i)
-    j = next(i for i, e in enumerate(record) if e["type"] == "reveal")
+    j = next(i for i, e in enumerate(record) if e["event"] == "reveal")
     bad = copy.deepcopy(record)
     bad[j]["values"][0] += 1
     _refused(bad, j)
     # a fake win event inserted before the real end, and one appended after it
-    k = next(i for i, e in enumerate(record) if e["type"] == "choice")
-    _refused([*record[:k], {"type": "win", "player": 0}, *record[k:]], k)
-    _refused([*record, {"type": "win", "player": 1}], len(record))
+    k = next(i for i, e in enumerate(record) if e["event"] == "choice")
+    _refused([*record[:k], {"event": "end", "reason": "won", "winners": [0]}, *record[k:]], k)
+    _refused([*record, {"event": "end", "reason": "won", "winners": [1]}], len(record))
     _refused([*record, record[-2]], len(record))
 
 
@@ -140,7 +140,7 @@ def test_a_prefix_of_a_long_game_continues_the_same_game(records):
     assert game.record == record[:k]
 
 
-@pytest.mark.parametrize("bad", [None, [], 7, "start", {}, [None], [{}], [{"type": "choice"}], ["start"]])
+@pytest.mark.parametrize("bad", [None, [], 7, "start", {}, [None], [{}], [{"event": "choice"}], ["start"]])
 def test_malformed_records_are_refused(bad):
     with pytest.raises(ReplayError):
         replay(bad)
@@ -166,17 +166,17 @@ def test_start_event_fields_are_checked(records):
 
 def test_malformed_choice_events_are_refused(records):
     record = records[0]
-    i = next(i for i, e in enumerate(record) if e["type"] == "choice")
-    for event in ({"type": "choice"}, {"type": "choice", "option": None}, {"type": "choice", "option": "bid"},
-                  {"type": "choice", "option": [["bid"]]}, {"type": "choice", "option": ["bid", 1.0, 0, 0, 0]},
-                  {"type": "nonsense"}, None, 3):
+    i = next(i for i, e in enumerate(record) if e["event"] == "choice")
+    for event in ({"event": "choice"}, {"event": "choice", "option": None}, {"event": "choice", "option": "bid"},
+                  {"event": "choice", "option": [["bid"]]}, {"event": "choice", "option": ["bid", 1.0, 0, 0, 0]},
+                  {"event": "nonsense"}, None, 3):
         err = _refused([*record[:i], event, *record[i + 1:]], i)
         assert err.found == event
 
 
 def test_types_are_strict_in_events(records):
     record = records[0]
-    i = next(i for i, e in enumerate(record) if e["type"] == "reveal")
+    i = next(i for i, e in enumerate(record) if e["event"] == "reveal")
     bad = copy.deepcopy(record)
     bad[i]["values"][0] = float(bad[i]["values"][0])  # 3.0 is not the engine's 3
     _refused(bad, i)

@@ -191,7 +191,7 @@ def test_fist_samples_draw_what_is_hidden_afresh():
         for p, (fairy, common, black, amulet) in g.auction._sealed.items():  # bids the bidder could pay (F10)
             pl = g.players[p]
             assert fairy <= pl.fairy and common <= pl.common and black <= pl.black and amulet <= pl.amulets
-        assert [ev["type"] for ev in g.record] == ["choice"] * len(sealed_before)  # the real record is not copied
+        assert [ev["event"] for ev in g.record] == ["choice"] * len(sealed_before)  # the real record is not copied
 
 
 def test_ds_samples_do_not_depend_on_the_stacks_order_nor_what_others_saw():

@@ -33,7 +33,7 @@ def copies_table(candidate: str, bot: str, games: int, players: int = 4) -> dict
                            inspect=lambda game: {"record": game.record})
         counts["bot_won"] += result.rewards[bot_seat] > 0
         for event in result.extra["record"]:
-            if event["type"] == "reveal":
+            if event["event"] == "reveal":
                 values = event["values"]
                 top = max(values)
                 tops = [i for i, v in enumerate(values) if v == top]
@@ -41,7 +41,7 @@ def copies_table(candidate: str, bot: str, games: int, players: int = 4) -> dict
                 counts["tied_copies_only"] += top > 0 and len(tops) >= 2 and bot_seat not in tops
                 for seat, value in enumerate(values):
                     bid_value["bot" if seat == bot_seat else "copy"] += value
-            elif event["type"] == "outcome" and event.get("winner") is not None:
+            elif event["event"] == "outcome" and event.get("winner") is not None:
                 cards["bot" if event["winner"] == bot_seat else "copy"][event["card"]] += 1
     auctions, copies = max(counts["auctions"], 1), players - 1
     per_game = {card: {"bot": cards["bot"][card] / games, "copy": cards["copy"][card] / games / copies}

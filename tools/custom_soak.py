@@ -44,7 +44,7 @@ def soak(games: int, characters: Any = EXAMPLE, exclude: tuple[str, ...] = (), s
                 print(f"game {seed + i}: coins or stones changed {totals} -> {g.totals()}", file=sys.stderr)
                 break
         wins += g.winner is not None
-        used.update(ev["card"] for ev in g.record if ev["type"] == "power" and ev["card"] in names)
+        used.update(ev["card"] for ev in g.record if ev["event"] == "power" and ev["card"] in names)
         if i % 50 == 0:
             again = custom.replay(json.loads(json.dumps(g.record)))
             violations += again.state_dict() != g.state_dict()

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import registry
+from dragonstones_env.core.seeding import seat_seed
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.policies import load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy
@@ -58,7 +59,7 @@ def divergence(policy: str, reference: str, games: int, players: int = 4, oppone
     ref = _checkpoint(reference, seed)
     for g in range(games):
         seat = g % players
-        seats = [recorder if i == seat else load_policy(opponent, seed=seed + g * players + i) for i in range(players)]
+        seats = [recorder if i == seat else load_policy(opponent, seed=seat_seed(seed + g, i)) for i in range(players)]
         names = [policy if i == seat else opponent for i in range(players)]
         play_game(lambda: spec.env(num_players=players), seats, names, seed + g)
     obs, masks = np.stack(recorder.observations), np.stack(recorder.masks)

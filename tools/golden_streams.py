@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dragonstones_env import games
+from dragonstones_env.core.seeding import seat_seed
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.policies import load_policy
 
@@ -64,7 +65,7 @@ def digest(value: Any) -> str:
 def play(game: str, players: int, seed: int) -> dict[str, Any]:
     """One game: the line-up's policies, seeded from the game's seed and the seat."""
     names = lineup(game, players, seed)
-    policies = [load_policy(spec, seed=1000 * seed + i) for i, spec in enumerate(names)]
+    policies = [load_policy(spec, seed=seat_seed(seed, i)) for i, spec in enumerate(names)]
     actions: list[int] = []
     result = play_game(lambda: make_env(game, players), policies, names, seed,
                        inspect=lambda engine: {"state": digest(engine.state_dict()), "record": digest(engine.record)},

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env import games
+from dragonstones_env.core.seeding import stream_seed
 from dragonstones_env.play.sb3 import OpponentsVecEnv
 from dragonstones_env.policies import Policy, Table, load_policy
 from training.league import FolderVersions, League
@@ -124,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with_search, without = [], []
     with tempfile.TemporaryDirectory() as run_dir:
         for r in range(args.rounds):
-            seed = args.seed + 1000 * r
+            seed = stream_seed(args.seed, "repeat", r)
             table = (args.share, args.envs, args.steps, args.players, seed, run_dir)
             with_search.append(run(args.game, args.spec, *table))
             without.append(run(args.game, baseline, *table))

@@ -30,6 +30,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from dragonstones_env import games, openspiel
+from dragonstones_env.core.seeding import seat_seed
 from dragonstones_env.play.arena import wilson_interval
 from dragonstones_env.policies import decide, load_policy
 
@@ -51,7 +52,7 @@ def positions(spec: Any, players: int, count: int, seed: int, every: int = 5) ->
     out: list[Any] = []
     g, wide = 0, 0
     while len(out) < count:
-        bots = [load_policy(spec.default_bot, seed=seed + 100 * g + i) for i in range(players)]
+        bots = [load_policy(spec.default_bot, seed=seat_seed(seed + g, i)) for i in range(players)]
         env = spec.env(num_players=players)
         env.reset(seed=seed + g)
         while env.unwrapped.game.decision is not None and len(out) < count:
@@ -111,7 +112,7 @@ def strength(args: argparse.Namespace) -> None:
         for g in range(args.games):
             seat = g % n
             seed = args.seed + g
-            bots = [load_policy(spec.default_bot, seed=seed * 10 + i) for i in range(n)]
+            bots = [load_policy(spec.default_bot, seed=seat_seed(seed, i)) for i in range(n)]
             if candidate == "openspiel":
                 bot = openspiel_bot(game, args.simulations, seed)
             else:

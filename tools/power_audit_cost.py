@@ -47,7 +47,7 @@ def play(deck: custom.Deck, games: int, audited: bool) -> tuple[float, int, int]
             g.apply(option)
             spent += time.perf_counter() - t
             steps += 1
-        uses += sum(1 for ev in g.record if ev["type"] == "power" and ev["card"] == NAME)
+        uses += sum(1 for ev in g.record if ev["event"] == "power" and ev["card"] == NAME)
     return spent, steps, uses
 
 

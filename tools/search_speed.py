@@ -20,6 +20,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env import games
+from dragonstones_env.core.seeding import seat_seed
 from dragonstones_env.policies import decide, load_policy
 
 
@@ -31,7 +32,7 @@ def time_decisions(game: str, players: int, spec: str, decisions: int, seed: int
     while len(times) < decisions:
         search = load_policy(spec, seed=seed + g)
         seat = g % players
-        bots = [load_policy(gspec.default_bot, seed=seed + 100 * g + i) for i in range(players)]
+        bots = [load_policy(gspec.default_bot, seed=seat_seed(seed + g, i)) for i in range(players)]
         env = gspec.env(num_players=players)
         env.reset(seed=seed + g)
         while env.unwrapped.game.decision is not None and len(times) < decisions:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from dragonstones_env.core.seeding import seat_seed
 from dragonstones_env.evaluation.facts import checked_options
 from dragonstones_env.play.arena import copies_match, seat_rotated_match
 from dragonstones_env.policies import load_policy
@@ -41,7 +42,7 @@ def against_bots(learner: Learner, cfg: RunConfig, games: int, opponent: str, se
     (``on_game`` after each game: a progress bar)."""
     make, _ = eval_table(cfg)
     # the arena seats them at the deck's table (a rule bot values the custom cards), reseeded per game
-    others = [load_policy(opponent, seed=seed + i) for i in range(1, cfg.eval.players)]
+    others = [load_policy(opponent, seed=seat_seed(seed, i)) for i in range(1, cfg.eval.players)]
     return seat_rotated_match(make, learner(seed=seed), others, games, seed=seed, on_game=on_game)
 
 
@@ -50,5 +51,5 @@ def copies(learner: Learner, cfg: RunConfig, games: int, seed: int,
     """``eval.players`` copies of the learner (sampling, each seat its own seed) at one table: how many
     games they leave to the step limit, which no table of bots shows."""
     make, _ = eval_table(cfg)
-    return copies_match(make, [learner(seed=seed + i) for i in range(cfg.eval.players)], games, seed=seed,
+    return copies_match(make, [learner(seed=seat_seed(seed, i)) for i in range(cfg.eval.players)], games, seed=seed,
                         on_game=on_game)

@@ -49,6 +49,7 @@ import numpy as np
 from dragonstones_env import bounds
 from dragonstones_env.bounds import BOUNDS, InputError
 from dragonstones_env.bounds import flag as bounded
+from dragonstones_env.core.seeding import stream_seed
 from dragonstones_env.evaluation.facts import EvaluationError, check_bounded
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
@@ -199,7 +200,7 @@ def play_pure(game: EmpiricalGame, games: int, seed: int, workers: int, game_id:
             row = [c] * n
             row[g % n] = m  # the lone seat rotated
             rows.append(row)
-    play_rows(game, rows, seed + 1_000_000, workers, game_id, progress, "alone-vs-copies games")
+    play_rows(game, rows, stream_seed(seed, "meta-alone"), workers, game_id, progress, "alone-vs-copies games")
 
 
 def _short(err: BaseException) -> str:

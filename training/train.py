@@ -42,6 +42,7 @@ from stable_baselines3.common.utils import obs_as_tensor
 from threadpoolctl import threadpool_limits
 
 from dragonstones_env.bounds import read_text_limited
+from dragonstones_env.core.seeding import SHARED, stream_seed
 from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
 from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, marks, zoo
@@ -132,7 +133,6 @@ def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: 
     return model
 
 
-IMITATE_SEED = 5_000  # the teacher's games are dealt from the run's seed + this
 
 
 def teacher_opponents(cfg: Config) -> list[str]:
@@ -151,7 +151,7 @@ def teacher_identity(cfg: Config) -> dict[str, Any]:
     """What decides the teacher's games of :func:`imitate` (its saved collection's identity)."""
     im = cfg.imitate
     return {"env": cfg.gym_id, "env_options": env_kwargs(cfg, None, with_opponents=False), "teacher": im.teacher,
-            "opponents": teacher_opponents(cfg), "games": im.games, "seed": cfg.seed + IMITATE_SEED,
+            "opponents": teacher_opponents(cfg), "games": im.games, "seed": stream_seed(cfg.seed, "imitate"),
             "gamma": cfg.ppo.gamma, "max_rows": im.max_rows, "target": im.target}
 
 
@@ -190,7 +190,7 @@ def imitate(model: Any, cfg: Config) -> dict[str, Any]:
             raise ConfigError(f"imitate.demonstrations: {err}") from None
         print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games read from {saved}")
     else:
-        demos = teacher_games(cfg, cfg.seed + IMITATE_SEED, im.games)
+        demos = teacher_games(cfg, stream_seed(cfg.seed, "imitate"), im.games)
         print(f"imitate: {len(demos)} decisions of {im.teacher} over {demos.games} games "
               f"(it won {demos.wins / demos.games:.3f} of them) in {time.time() - started:.0f} s")
         if saved is not None:
@@ -324,12 +324,13 @@ class LeagueCallback(BaseCallback):
     def evaluate(self, t: int) -> None:
         """Against the heuristic (and the robustness panel when due): TensorBoard, eval.csv, the run state."""
         cfg = self.cfg
-        result = evals.against_bots(learner(self.model, cfg), cfg, cfg.eval.games, cfg.heuristic, seed=10_000 + t)
+        result = evals.against_bots(learner(self.model, cfg), cfg, cfg.eval.games, cfg.heuristic,
+                                    seed=stream_seed(SHARED, "eval", t))
         self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
         if self.next_panel is not None and t >= self.next_panel:
             self.next_panel += cfg.eval.panel_every
             p = run_panel(cfg, refresh_latest(self.model, self.run, t, cfg), cfg.eval.panel_games,
-                          seed=20_000 + t)  # the panel plays the weights of now
+                          seed=stream_seed(SHARED, "panel", t))  # the panel plays the weights of now
             self.logger.record("eval/robustness", p["robustness"])
             result["panel"] = p
         lifecycle.append_eval(self.run.eval_csv, t, result,
@@ -414,11 +415,13 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
     with progress.games_bar(3 * cfg.eval.final_games, "final evaluation", shown) as on_game:
         for opponent in (cfg.heuristic, "random"):
             if cfg.eval.final_games:
-                r = evals.against_bots(learner(model, cfg), cfg, cfg.eval.final_games, opponent, seed=cfg.seed + 1,
+                r = evals.against_bots(learner(model, cfg), cfg, cfg.eval.final_games, opponent,
+                                       seed=stream_seed(cfg.seed, "final-eval"),
                                        on_game=on_game)
                 final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
         if cfg.eval.final_games:
-            final["copies"] = evals.copies(learner(model, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3,
+            final["copies"] = evals.copies(learner(model, cfg), cfg, cfg.eval.final_games,
+                                           seed=stream_seed(cfg.seed, "final-copies"),
                                            on_game=on_game)
     for opponent in (cfg.heuristic, "random"):
         if f"vs_{opponent}" in final:
@@ -430,7 +433,7 @@ def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]
         print(f"final: {copies_summary(final['copies'])}")
     if cfg.eval.final_panel_games:
         folder = refresh_latest(model, run, int(model.num_timesteps), cfg)
-        p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=cfg.seed + 2, shown=shown)
+        p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=stream_seed(cfg.seed, "final-panel"), shown=shown)
         final["panel"] = p
         w = p["worst_mix"]
         print(f"robustness: {p['robustness']:.3f} (worst per-seat win rate / parity over every mix at "

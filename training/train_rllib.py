@@ -41,6 +41,7 @@ from typing import Any
 from dragonstones_env.bounds import Bound, read_text_limited
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
+from dragonstones_env.core.seeding import SHARED, stream_seed
 from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import (
@@ -483,7 +484,7 @@ def main(argv: list[str] | None = None,
                 push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
         if next_eval.due(steps):
             r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
-                                   cfg.heuristic, seed=10_000 + steps)
+                                   cfg.heuristic, seed=stream_seed(SHARED, "eval", steps))
             low, high = r["ci95"]
             lifecycle.append_eval(eval_csv, steps, r)  # no robustness panel during RLlib runs: empty
             state["evaluations"].append({"timesteps": steps, **r})
@@ -500,13 +501,14 @@ def main(argv: list[str] | None = None,
     for opponent in (cfg.heuristic, "random"):
         if cfg.eval.final_games:
             r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
-                                   seed=cfg.seed + 1)
+                                   seed=stream_seed(cfg.seed, "final-eval"))
             final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
                   f"{opponent} bots over {r['games']} games")
     if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games, seed=cfg.seed + 3)
+        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
+                                       seed=stream_seed(cfg.seed, "final-copies"))
         print(f"final: {copies_summary(final['copies'])}")
     card = lifecycle.card(steps, state["wall_time"], cfg.to_dict(), machine("torch", "ray"), git_commit(), final,
                           state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"),

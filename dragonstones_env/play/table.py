@@ -57,16 +57,22 @@ def shown_games() -> list[GameSpec]:
     return [g for g in registry.all() if g.presenter is not None]
 
 
-def for_record(record: list) -> GameSpec:
-    """The game whose engine wrote ``record``, checked by that engine's verified replay: of the games whose
-    start event it begins with (two engines may spell it alike), the first that replays it. An
-    :class:`Unplayable` names the first bad event (for the first such game), or the known games."""
-    candidates = [spec for spec in shown_games() if spec.presenter.is_record(record)]
+def for_record(record: list) -> tuple[GameSpec, list]:
+    """The game whose engine wrote ``record`` and the record in today's format (an older version upgraded,
+    dragonstones_env/core/records.py), checked by that engine's verified replay: of the games that read
+    its start event, the first that replays it. An :class:`Unplayable` names the first bad event (for the
+    first such game), or the known games."""
+    candidates = []
+    for spec in shown_games():
+        try:
+            candidates.append((spec, spec.read_record(record)))
+        except ReplayError:
+            continue
     if not candidates:
         raise Unplayable("the record's first event is not the start event of any known game "
                          f"({', '.join(g.id for g in shown_games())})")
     refusal = None
-    for spec in candidates:
+    for spec, record in candidates:
         try:
             spec.replay(record)
         except ReplayError as err:
@@ -74,7 +80,7 @@ def for_record(record: list) -> GameSpec:
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
             refusal = refusal or f"the record does not replay: {type(err).__name__}: {str(err)[:600]}"
         else:
-            return spec
+            return spec, record
     raise Unplayable(refusal)
 
 
@@ -229,6 +235,7 @@ class LiveGame:
         self.spec = spec = shown(setup["game"])
         show = spec.presenter
         try:
+            record = spec.read_record(record)  # stored by an older version: today's format, event for event
             spec.replay(record)
         except (ReplayError, ValueError, TypeError, KeyError) as err:
             raise Unplayable(f"the stored record does not replay: {err}") from None
@@ -492,7 +499,8 @@ def parse_record(body: Any, sources: Sources = LOCAL,
     """A record to replay: the engine's JSON record (a list of events), a file saved by the app
     (``{"game", "seats", "names", "record"}``), or a game of ``dragonstones_env.evaluation`` to
     regenerate (see :func:`regenerate`). Checked by the engine's replay; a ReplayError names the
-    first bad event. Returns the game's spec, the record, the seats' policies and the names if given."""
+    first bad event. Returns the game's spec, the record (an older version upgraded:
+    dragonstones_env/core/records.py), the seats' policies and the names if given."""
     seats = names = None
     if isinstance(body, dict) and "regenerate" in body:
         body = regenerate(body, sources, seconds)
@@ -503,7 +511,7 @@ def parse_record(body: Any, sources: Sources = LOCAL,
         raise Refused("a record is a non-empty JSON list of events, or an object with a 'record' list")
     if len(body) > MAX_RECORD_EVENTS:
         raise TooLarge(f"the record has {len(body)} events; at most {MAX_RECORD_EVENTS}")
-    spec = for_record(body)
+    spec, body = for_record(body)
     if seats is not None and not (isinstance(seats, list) and all(isinstance(s, str) and len(s) <= MAX_SPEC
                                                                   for s in seats)):
         raise Refused(f"seats must be a list of policy names, got {str(seats)[:200]!r}")

@@ -26,7 +26,7 @@ observation dict to an action, is taken too: :func:`as_policy` wraps it (it then
 Every place that seats policies (the arena, the tournament, the Gymnasium and vector envs, the league,
 the app, the RLlib env) calls :func:`seat` before each game with a :class:`Table`, and asks for actions
 through :func:`decide` (:mod:`.information`). The seed a seat is handed follows one rule,
-:func:`seat_seed`, everywhere.
+:func:`seat_seed`, everywhere (it lives with the other seeds in ``core/seeding.py``; re-exported here).
 
 The bottom of the policies package: every other module here imports it, it imports none of them.
 """
@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dragonstones_env.core import same_game
+from dragonstones_env.core.seeding import seat_seed as seat_seed
 from dragonstones_env.registry import game_id
 
 
@@ -188,14 +189,6 @@ def seat(policy: Any, table: Table) -> Policy:
     policy = as_policy(policy)
     check_game(policy, table.game)
     return policy.sit(table)
-
-
-def seat_seed(game_seed: int | None, seat_index: int) -> int | None:
-    """The seed of the policy at ``seat_index`` for the game dealt with ``game_seed``: the one rule every
-    table uses (None when the game is not seeded: each policy's generator goes on)."""
-    if game_seed is None:
-        return None
-    return int(np.random.SeedSequence([int(game_seed), 0x5EA7, int(seat_index)]).generate_state(1)[0])
 
 
 class RandomPolicy(Policy):

@@ -22,13 +22,13 @@ from .cards import (
 )
 from .env import env, raw_env
 from .observation import decode
-from .rules import DEFAULT_MAX_STEPS, NUM_STACKS, DrachenSchattenGame, replay
+from .rules import DEFAULT_MAX_STEPS, GAME, NUM_STACKS, DrachenSchattenGame, read, replay
 from .sampler import sample_state
 
 Game = DrachenSchattenGame  # the engine under the name every game's engine has
 
 SPEC = register(GameSpec(
-    id="drachenschatten", title="DrachenSchatten", raw_env=raw_env, env=env, engine=DrachenSchattenGame,
+    read_record=read, id=GAME, title="DrachenSchatten", raw_env=raw_env, env=env, engine=DrachenSchattenGame,
     replay=replay, decode=decode, default_bot="ds-heuristic", gym_id="DrachenSchatten-v0", default_players=2,
     action_table=actions.layout_table, observation_table=observation.layout_table,
     stall="n/a: DrachenSchatten has no auctions and cannot stall by passing (every turn must turn over a card "

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.core.records import KIND_KEY
 from dragonstones_env.presenting import absolute, button_groups, event_text, joined, plain
 from dragonstones_env.registry import Presenter
 
@@ -22,7 +23,6 @@ from .cards import CARD_NAMES, CARDS, SYMBOL_TEXT
 from .env import raw_env
 from .observation import SEAT_TOTALS, decode
 
-KIND_KEY = "event"
 # How to play, for a first-time player (the setup page and an invitee's first screen)
 HOW_TO = (
     "First everyone picks an opening card from a village stack (top row).",

@@ -56,7 +56,16 @@ from typing import Any
 import numpy as np
 
 from dragonstones_env.bounds import check as check_bound
-from dragonstones_env.core import Decision, IllegalOptionError, Option, as_option, check_seed, verify_replay
+from dragonstones_env.core import (
+    Decision,
+    IllegalOptionError,
+    Option,
+    ReplayError,
+    as_option,
+    check_seed,
+    verify_replay,
+)
+from dragonstones_env.core.records import KIND_KEY, RECORD_VERSION, read_record, start_v2
 
 from .cards import (
     CARD_NAMES,
@@ -118,7 +127,7 @@ class DrachenSchattenGame:
     and ``over`` become true, nobody wins) once ``max_steps`` options have been applied.
     """
 
-    record_key = "event"  # the key naming each record event's kind (the engine protocol, core.py)
+    record_key = KIND_KEY  # the key naming each record event's kind (the engine protocol, dragonstones_env.core)
 
     def __init__(self, num_players: int = 2, seed: int | None = None, max_steps: int = DEFAULT_MAX_STEPS):
         if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -133,7 +142,7 @@ class DrachenSchattenGame:
         self.max_steps: int = int(max_steps)
         self._rng: np.random.Generator = np.random.default_rng(self.seed)
         self.record: list[dict[str, Any]] = [
-            {"event": "start", "game": "drachenschatten", "seed": self.seed,
+            {"event": "start", "game": GAME, "version": RECORD_VERSION, "seed": self.seed,
              "num_players": self.num_players, "max_steps": self.max_steps}
         ]
         # Hidden: stack contents, bottom first (top = last). Only engine internals read them.
@@ -700,6 +709,27 @@ class DrachenSchattenGame:
         self._event(event="end", reason=reason, winners=list(winners))
 
 
+GAME = "drachenschatten"  # the registry id, which records name in their start event (__init__.py's SPEC)
+
+
+def upgrade_v1(record: list) -> list:
+    """A version-1 record as version 2's (:mod:`dragonstones_env.core.records`): its start event
+    gains the version; DrachenSchatten's events already had today's names."""
+    start = record[0]
+    if start.get(KIND_KEY) != "start" or start.get("game") != GAME:
+        raise ReplayError(0, "a DrachenSchatten start event ('event': 'start', 'game': 'drachenschatten')", start,
+                          "this is not a DrachenSchatten record")
+    return [start_v2(start, GAME), *record[1:]]
+
+
+UPGRADES = {1: upgrade_v1}
+
+
+def read(record: list) -> list:
+    """A record of this game, of any version, in today's format (:func:`~dragonstones_env.core.records.read_record`)."""
+    return read_record(record, GAME, UPGRADES)
+
+
 def replay(record: Sequence[dict[str, Any]], *, test_events: bool = False) -> DrachenSchattenGame:
     """Rebuild a game from its record, checking every event against what the engine produces.
 
@@ -713,9 +743,7 @@ def replay(record: Sequence[dict[str, Any]], *, test_events: bool = False) -> Dr
     """
 
     def new_game(start: dict[str, Any]) -> DrachenSchattenGame:
-        if start.get("game") != "drachenschatten":
-            raise ValueError(f"this is not a DrachenSchatten record (game {start.get('game')!r:.80})")
-        extra = sorted(map(str, set(start) - {"event", "game", "seed", "num_players", "max_steps"}))
+        extra = sorted(map(str, set(start) - {KIND_KEY, "game", "version", "seed", "num_players", "max_steps"}))
         if extra:
             raise ValueError(f"unknown start field(s) {extra}"[:300])
         return DrachenSchattenGame(start["num_players"], seed=start["seed"], max_steps=start["max_steps"])
@@ -726,5 +754,5 @@ def replay(record: Sequence[dict[str, Any]], *, test_events: bool = False) -> Dr
             raise TypeError(f"arrange args are a mapping, not {type(args).__name__}")
         game.arrange(**args)
 
-    return verify_replay(record, "event", new_game, {"option": lambda game, event: game.apply(event["option"])},
+    return verify_replay(read(record), KIND_KEY, new_game, {"option": lambda game, event: game.apply(event["option"])},
                          test_inputs={"arrange": arrange}, allow_test_events=test_events)

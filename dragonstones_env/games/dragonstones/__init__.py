@@ -19,6 +19,7 @@ The package ends by registering the game (``dragonstones_env.games.get("dragonst
 from collections.abc import Mapping
 from typing import Any
 
+from dragonstones_env.core.records import KIND_KEY
 from dragonstones_env.registry import GameSpec, register
 
 from . import actions, observation, present
@@ -26,6 +27,7 @@ from .cards import CARDS_PER_TURN
 from .custom import replay  # engine.replay, rebuilding a custom deck too (#16)
 from .engine import Game
 from .env import env, raw_env
+from .flow import GAME, read
 from .observation import decode
 from .sampler import sample_state
 from .state import STOCK
@@ -34,7 +36,7 @@ from .state import STOCK
 def figures(game: Game) -> dict[str, Any]:
     """Evaluation figures of a finished game: turns, auctions, auctions nobody won."""
     # An auction settles with one "outcome" event; winner None when passed, cursed or tied.
-    outcomes = [ev for ev in game.record if ev.get("type") == "outcome"]
+    outcomes = [ev for ev in game.record if ev.get(KIND_KEY) == "outcome"]
     return {"turns": game.turn, "auctions": len(outcomes), "unwon": sum(ev["winner"] is None for ev in outcomes)}
 
 
@@ -65,7 +67,7 @@ def max_decisions(num_players: int, options: Mapping[str, Any]) -> int | None:
 
 
 SPEC = register(GameSpec(
-    id="dragonstones", title="Fist of Dragonstones", raw_env=raw_env, env=env, engine=Game, replay=replay,
+    read_record=read, id=GAME, title="Fist of Dragonstones", raw_env=raw_env, env=env, engine=Game, replay=replay,
     decode=decode, default_bot="heuristic", gym_id="Dragonstones-v0", default_players=4,
     action_table=actions.layout_table, observation_table=observation.layout_table,
     zoo=("value", "aggressor", "miser", "collector"), figures=figures,

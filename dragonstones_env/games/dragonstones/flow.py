@@ -22,10 +22,12 @@ from dragonstones_env.core import (
     Decision,
     IllegalOptionError,
     Option,
+    ReplayError,
     as_option,
     check_seed,
     verify_replay,
 )
+from dragonstones_env.core.records import KIND_KEY, RECORD_VERSION, read_record, renamed, start_v2
 
 from .cards import CARDS_PER_TURN, COLOURS, STANDARD
 from .decisions import KINDS, check_kind, v1_name
@@ -111,10 +113,11 @@ class Game(Table):
         self._audit: tuple[PowerUse, tuple[int, ...]] | None = None
         self.fault: str | None = None  # why the game was stopped (a ConservationError), if it was
 
-        if deck is None:  # the box's game: its start event is as it always was (golden streams)
-            self.log("start", num_players=n, seed=self.seed, max_turns=max_turns)
+        start = {"game": GAME, "version": RECORD_VERSION, "num_players": n, "seed": self.seed, "max_turns": max_turns}
+        if deck is None:  # the box's game
+            self.log("start", **start)
         else:  # the deck travels with the record, so that replay() rebuilds it
-            self.log("start", num_players=n, seed=self.seed, max_turns=max_turns, deck=deck.to_dict())
+            self.log("start", **start, deck=deck.to_dict())
         for p in range(n):  # F3: four stones each, drawn at random from the bag of 36
             for _ in range(START["stones"]):
                 self.players[p].stones[self.draw_stone(self.bank.stones)] += 1
@@ -123,7 +126,7 @@ class Game(Table):
         self._advance()
 
     # ------------------------------------------------------------------ public API
-    record_key = "type"  # the key naming each record event's kind (the engine protocol, core.py)
+    record_key = KIND_KEY  # the key naming each record event's kind (the engine protocol, dragonstones_env.core)
 
     @property
     def over(self) -> bool:
@@ -269,7 +272,7 @@ class Game(Table):
             self.winner = player
             self.pending = None
             self.queue.clear()
-            self.log("win", player=player)
+            self.log("end", reason="won", winners=[player])
 
     # ------------------------------------------------------------------ turn flow
     def _advance(self) -> None:
@@ -341,7 +344,7 @@ class Game(Table):
         self.log("end_turn", turn=self.turn)
         if self.turn >= self.max_turns:  # F18
             self.truncated = True
-            self.log("truncated", turn=self.turn)
+            self.log("end", reason="truncated", winners=[], turn=self.turn)
             return
         self._start_turn()
 
@@ -461,6 +464,34 @@ class Game(Table):
             self.queue.append((a.card, winner, a, None))
 
 
+GAME = "dragonstones"  # the registry id, which records name in their start event (fist/__init__.py's SPEC)
+
+
+def upgrade_v1(record: list) -> list:
+    """A version-1 record (kinds under ``"type"``, the end a ``"win"`` or ``"truncated"`` event) as
+    version 2's (:mod:`dragonstones_env.core.records`): the same events, renamed, one for one."""
+    start = record[0]
+    if start.get("type") != "start":
+        raise ReplayError(0, "a 'type': 'start' event (a Fist of Dragonstones record of version 1)", start)
+    out = [start_v2(renamed(start, "type"), GAME)]
+    for event in record[1:]:
+        event = renamed(event, "type")
+        if isinstance(event, dict) and event.get(KIND_KEY) == "win" and set(event) == {KIND_KEY, "player"}:
+            event = {KIND_KEY: "end", "reason": "won", "winners": [event["player"]]}
+        elif isinstance(event, dict) and event.get(KIND_KEY) == "truncated" and set(event) == {KIND_KEY, "turn"}:
+            event = {KIND_KEY: "end", "reason": "truncated", "winners": [], "turn": event["turn"]}
+        out.append(event)
+    return out
+
+
+UPGRADES = {1: upgrade_v1}
+
+
+def read(record: list) -> list:
+    """A record of this game, of any version, in today's format (:func:`~dragonstones_env.core.records.read_record`)."""
+    return read_record(record, GAME, UPGRADES)
+
+
 def replay(record: list[dict[str, Any]], load_deck: Callable[[dict], Any] | None = None) -> Game:
     """Rebuild a game from its record, checking every event against what the engine produces.
 
@@ -478,7 +509,7 @@ def replay(record: list[dict[str, Any]], load_deck: Callable[[dict], Any] | None
     """
 
     def new_game(start: dict[str, Any]) -> Game:
-        extra = sorted(set(start) - {"type", "num_players", "seed", "max_turns", "deck"})
+        extra = sorted(set(start) - {KIND_KEY, "game", "version", "num_players", "seed", "max_turns", "deck"})
         if extra:
             raise ValueError(f"unknown start field(s) {extra}")
         deck = None
@@ -494,5 +525,5 @@ def replay(record: list[dict[str, Any]], load_deck: Callable[[dict], Any] | None
             raise TypeError(f"a recorded option is a list, not {type(option).__name__}")
         game.apply(tuple(option))
 
-    return verify_replay(record, "type", new_game, {"choice": choose})
+    return verify_replay(read(record), KIND_KEY, new_game, {"choice": choose})
 

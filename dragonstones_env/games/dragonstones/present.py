@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.core.records import KIND_KEY
 from dragonstones_env.presenting import absolute, builder, button_groups, event_text, joined, plain
 from dragonstones_env.registry import Presenter
 
@@ -25,7 +26,6 @@ from .env import raw_env
 from .observation import SEAT_FEATURES, decode
 from .state import WIN_SCORE
 
-KIND_KEY = "type"  # the key naming an event's kind in this engine's records
 INPUT_EVENTS = ("choice",)
 _SEALED = ("bid", "tiebreak")  # decisions whose choice stays secret until the reveal (F43)
 # Env options a new table may set (the custom deck, issue #16; docs/custom-characters.md).
@@ -397,7 +397,6 @@ _SENTENCES: dict[str, Any] = {
     "paid": lambda ev, who, n: f"{who} pays {_coins(ev['amount'], ev['coin'])}.",
     "score": lambda ev, who, n: f"{who} scores {ev['points']} point{'s' * (ev['points'] != 1)} "
                                 f"({ev['total']} in all).",
-    "win": lambda ev, who, n: f"{who} wins the game.",
     "declined": lambda ev, who, n: f"{who} declines the {ev['card']}'s offer.",
     "necromancer_pays": lambda ev, who, n: f"{who} pays the coins bid ({ev['fairy']} fairy gold) to the Necromancer.",
     "kept_doppelganger": lambda ev, who, n: f"{who} keeps the Doppelganger face up, to play it later.",
@@ -417,7 +416,8 @@ _SENTENCES: dict[str, Any] = {
     "reshuffle": lambda ev, who, n: f"The discarded specials are shuffled into a new pile ({ev['cards']} cards).",
     "end_turn": lambda ev, who, n: f"End of turn {ev['turn']}.",
     "no_effect": lambda ev, who, n: f"{ev['card']}: no effect for {who} ({ev['why']}).",
-    "truncated": lambda ev, who, n: f"The game stops after {ev['turn']} turns: nobody wins.",
+    "end": lambda ev, who, n: (f"The game stops after {ev['turn']} turns: nobody wins." if ev["reason"] == "truncated"
+                               else " and ".join(n[p] for p in ev["winners"]) + " wins the game."),
 }
 
 
@@ -427,7 +427,7 @@ def log_line(event: dict[str, Any], viewer: Any, names: list[str]) -> str | None
 
     Only sealed choices are hidden (F43): a player's own bid is shown to that player alone.
     """
-    kind = event.get("type")
+    kind = event.get(KIND_KEY)
     who = names[event["player"]] if isinstance(event.get("player"), int) else ""
     if kind == "start":
         return None
@@ -441,7 +441,7 @@ def log_line(event: dict[str, Any], viewer: Any, names: list[str]) -> str | None
     if kind in ("choice", "auto"):
         return None  # the events that follow say what happened
     sentence = _SENTENCES.get(kind)
-    return sentence(event, who, names) if sentence else event_text(event, "type", names)
+    return sentence(event, who, names) if sentence else event_text(event, KIND_KEY, names)
 
 
 def outcome(env: raw_env, names: list[str]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env.core.records import KIND_KEY
+
 from .cards import CHARACTER_INDEX, COLOURS, MERCHANT_COINS, SPECIAL_DECK
 
 # F2 stock.
@@ -161,9 +163,8 @@ class Table:
         self.rng.shuffle(self.special_pile)
         self.special_discards: list[str] = []
 
-    def log(self, type_: str, **fields: Any) -> None:
-        fields["type"] = type_
-        self.record.append(fields)
+    def log(self, kind: str, **fields: Any) -> None:
+        self.record.append({KIND_KEY: kind, **fields})
 
     def gain(self, player: int, coin: str, amount: int) -> int:
         """F4: take up to ``amount`` of ``coin`` from the bank; returns what was taken."""

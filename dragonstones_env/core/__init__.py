@@ -13,8 +13,8 @@ A game engine is a plain object with this protocol, modelled on OpenSpiel's `Sta
   runs or when it is truncated), ``turn``, ``num_players``, ``seed``;
 * ``state_dict()`` -> JSON-serialisable snapshot; ``record`` -> append-only list of JSON
   events, from which the game's ``replay(record)`` rebuilds the identical state; every event
-  names its kind under the engine's ``record_key`` (``"type"`` in Fist of Dragonstones,
-  ``"event"`` in DrachenSchatten: records already written keep their key, so both replay);
+  names its kind under the engine's ``record_key``, ``"event"`` in both games (the one format of
+  :mod:`.records`, which also reads the records of older versions);
 * ``copy.deepcopy(state)`` gives an independent state that continues identically.
 """
 
