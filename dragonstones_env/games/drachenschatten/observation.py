@@ -157,23 +157,10 @@ def public_vector(game: DrachenSchattenGame) -> np.ndarray:
                 treasures += 1
         tot[q] = (len(coll), len(kinds), beasts, treasures, nready)
     tot[:n] /= _TOTALS_SCALE
-    if game.turn and d is not None:
+    if d is not None:  # D4: every use is seen; a finished game has no turn going on
         out[_OBJECT_USES: _OBJECT_USES + NUM_CARD_TYPES] = np.minimum(
-            turn_uses(game) * _Q, OBS_HIGH)
+            np.asarray(game.turn_uses, np.float32) * _Q, OBS_HIGH)
     return out
-
-
-def turn_uses(game: DrachenSchattenGame) -> np.ndarray:
-    """How often the active player used each card type's objects this turn (from the record: every
-    applied ``use`` option since the turn's ``turn`` event; a protect is no use, D5)."""
-    counts = np.zeros(NUM_CARD_TYPES, np.float32)
-    for event in reversed(game.record):
-        kind = event.get("event")
-        if kind == "turn":
-            break
-        if kind in ("option", "auto") and event.get("option", (None,))[0] == "use":
-            counts[event["option"][1]] += 1.0
-    return counts
 
 
 _SEAT_PRESENT, _FIRST_PLAYER = _start("seat_present"), _start("first_player")
