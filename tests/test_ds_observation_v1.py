@@ -92,7 +92,7 @@ def test_no_uses_in_the_picks_nor_after_the_game():
 
 
 def test_v0_is_the_first_floats_of_v1_and_its_layout_is_unchanged():
-    assert O.OBS_SIZE == O.OBS_SIZE_V0 + len(T)
+    assert O.OBS_SIZE_V0 + len(T) == O.OBS_SIZE
     assert list(O.LAYOUT)[: len(O.LAYOUT_V0)] == list(O.LAYOUT_V0)
     assert all(O.LAYOUT[k].slice == p.slice for k, p in O.LAYOUT_V0.items())
     assert LAYOUT_SIGNATURE.startswith("drachenschatten_v1:")
@@ -119,10 +119,9 @@ def champion_games():
     for n, seed in ((3, 1), (4, 2), (4, 3)):
         names = ["ds-champion", "ds-heuristic", "ds-champion", "random"][:n]
         policies = [load_policy(s, seed=100 * seed + i) for i, s in enumerate(names)]
-        actions: list[int] = []
+        actions: list[int] = out.setdefault(f"{n}p/s{seed}", [])
         play_game(lambda n=n: games.get("drachenschatten").env(num_players=n), policies, names, seed,
-                  on_action=lambda agent, a: actions.append(int(a)))
-        out[f"{n}p/s{seed}"] = actions
+                  on_action=lambda agent, a, actions=actions: actions.append(int(a)))
     return out
 
 
@@ -137,7 +136,7 @@ def test_ds_champion_plays_exactly_as_it_did_at_v0_tables():
 def test_a_v0_start_is_widened_with_zero_weights_and_plays_as_before():
     start = read_start(str(CHAMPION), "drachenschatten_v1")
     champion = load_policy("ds-champion", deterministic=True)
-    (w, b), *_ = start["actor"][0]
+    (w, _), *_ = start["actor"][0]
     assert w.shape[0] == O.OBS_SIZE and not w[O.OBS_SIZE_V0:].any()
     assert np.array_equal(w[: O.OBS_SIZE_V0], champion.weights[0][0])
     assert start["critic"][0][0][0].shape[0] == O.OBS_SIZE

@@ -27,8 +27,9 @@ clockwise), so one policy plays any seat.
 
 Observations (see :mod:`.observation`) are seat-relative and padded to 4 seats: everything on the
 table (stack sizes, every collection with ready/used state, cards out of the game, the decision
-and the card it is about, v1: how often the active player used each object type this turn) plus the
-viewer's OWN torch memory: the cards it looked at that are still on their stack (D4). Nobody observes another player's memory or which stacks he looked at.
+and the card it is about; v1: how often the active player used each object type this turn) plus
+the viewer's OWN torch memory: the cards it looked at that are still on their stack (D4).
+Nobody observes another player's memory or which stacks he looked at.
 
 Options (keyword arguments of :func:`env` / :class:`raw_env`):
 
