@@ -60,6 +60,21 @@ class Presenter:
 
 
 @dataclass(frozen=True)
+class OlderVersion:
+    """An earlier observation layout of a game whose checkpoints still play (``drachenschatten_v0``):
+    its PettingZoo name, layout signature and observation size, and ``view(observations) ->
+    observations``, the older vector (one or a batch) from the current one. ``columns`` are the
+    current observation's indices the older one's inputs come from (in order), so a start of the
+    older layout can be widened with zero weights for the rest (training/start.py)."""
+
+    name: str
+    layout: str
+    obs_size: int
+    view: Callable[[Any], Any]
+    columns: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """What the rest of the project needs to know about one game.
 
@@ -109,6 +124,8 @@ class GameSpec:
     read_record: Callable[[list], list] = field(default=lambda record: record)
     # How people see the game (the web app, terminal play, GIFs), or None: it is not offered there.
     presenter: Presenter | None = None
+    # Earlier observation layouts whose checkpoints still play, seeing their own view of the table.
+    older: tuple[OlderVersion, ...] = ()
 
     @property
     def name(self) -> str:
@@ -136,7 +153,11 @@ class GameSpec:
 
     def plays(self, game: Any) -> bool:
         """Whether a policy's ``game`` (this game's id, or its PettingZoo name) is this game."""
-        return game in (self.id, self.name)
+        return game in (self.id, self.name) or any(game == v.name for v in self.older)
+
+    def older_version(self, name: str) -> OlderVersion | None:
+        """The earlier layout named ``name`` (``drachenschatten_v0``), or None (the current one or unknown)."""
+        return next((v for v in self.older if v.name == name), None)
 
     def make_table(self, num_players: int, **options: Any) -> Any:
         """A raw env for people to play at (the presenter's ``make_env``, else :attr:`raw_env`)."""

@@ -40,7 +40,7 @@ act = act_ds
 
 def test_the_documented_import_path_and_the_environment_card():
     e2 = ds_env(num_players=2)
-    assert drachenschatten.raw_env.metadata["name"] == "drachenschatten_v0"
+    assert drachenschatten.raw_env.metadata["name"] == "drachenschatten_v1"
     assert isinstance(e2.unwrapped, drachenschatten.raw_env)
     card = importlib.import_module("dragonstones_env.games.drachenschatten.env").__doc__  # the environment card
     assert f"{A.NUM_ACTIONS}" in card and f"{OBS_SIZE}" in card

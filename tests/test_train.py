@@ -204,7 +204,7 @@ def test_drachenschatten_trains_through_the_config(tmp_path):
                                                                   "final_games": 2})
     assert train(["--config", str(config)]) == 0
     card = json.loads((tmp_path / "policies" / "ds" / "card.json").read_text())
-    assert card["env"] == "drachenschatten_v0"
+    assert card["env"] == "drachenschatten_v1"
     from dragonstones_env import drachenschatten
 
     policy = load_policy(str(tmp_path / "policies" / "ds"))

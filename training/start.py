@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env import games
 from dragonstones_env.policies import PolicyError
 from dragonstones_env.policies.checkpoint import (
     VALUE_FILE,
@@ -43,14 +44,34 @@ def read_start(folder: str, env_name: str) -> dict[str, Any]:
                           "policy.npz and, for the critic, value.npz), e.g. policies/starts/heuristic-clone")
     try:
         actor = load_checkpoint(path, folder, seed=0, deterministic=False)
-        if actor.game != env_name:
+        older = games.get(env_name).older_version(actor.game) if actor.game != env_name else None
+        if actor.game != env_name and older is None:
             raise PolicyError(f"{folder} plays {actor.game}, this run trains {env_name}")
         critic = None
         if (path / VALUE_FILE).is_file():
-            critic = read_mlp(path / VALUE_FILE, game_spaces(env_name)[0], 1)
+            critic = read_mlp(path / VALUE_FILE, game_spaces(actor.game)[0], 1)
     except PolicyError as err:
         raise ConfigError(f"start: {err}") from None
-    return {"folder": folder, "actor": (actor.weights, actor.activation), "critic": critic, "card": actor.card}
+    weights = actor.weights
+    if older is not None:  # an older layout's start: the new inputs get zero weights, so it plays as it did
+        size = game_spaces(env_name)[0]
+        weights = widen(weights, older.columns, size)
+        critic = None if critic is None else (widen(critic[0], older.columns, size), critic[1])
+    return {"folder": folder, "actor": (weights, actor.activation), "critic": critic, "card": actor.card,
+            "widened": older.name if older is not None else None}
+
+
+def widen(weights: list[tuple[np.ndarray, np.ndarray]], columns: tuple[int, ...],
+          size: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """An MLP of an older observation layout as one of ``size`` inputs: its first layer's rows go to
+    ``columns`` (the current observation's indices of the older inputs), every other row is zero, so
+    the widened network computes exactly what the older one did on the older view."""
+    (w, b), rest = weights[0], weights[1:]
+    if w.shape[0] != len(columns):
+        raise ConfigError(f"start: its first layer has {w.shape[0]} inputs, its layout {len(columns)}")
+    wide = np.zeros((size, w.shape[1]), w.dtype)
+    wide[list(columns)] = w
+    return [(wide, b), *rest]
 
 
 def _copy(model: Any, part: str, weights: list[tuple[np.ndarray, np.ndarray]], folder: str) -> None:
@@ -79,4 +100,5 @@ def apply_start(model: Any, start: dict[str, Any]) -> dict[str, Any]:
     card = start["card"]
     return {"folder": start["folder"], "critic": start["critic"] is not None, "name": card.get("name"),
             "steps": card.get("steps", 0), "what": card.get("what"),
-            "env_options": trained_options(card, start["folder"])}  # what it learnt to see
+            "env_options": trained_options(card, start["folder"]),  # what it learnt to see
+            "widened_from": start.get("widened")}  # an older layout's start, zero weights for the new inputs

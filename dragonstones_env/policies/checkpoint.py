@@ -394,13 +394,20 @@ def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_na
 
 
 # ---------------------------------------------------------------------------- the card
-def _games() -> dict[str, type]:
+def _games() -> dict[str, tuple[str, int, int]]:
     """The games a checkpoint may be made for, by the name its card gives (``env``): every
-    registered game's env class (read at each call, so a game registered later counts)."""
-    return {spec.name: spec.raw_env for spec in games.all()}
+    registered game's current and older layouts (read at each call, so a game registered later
+    counts), as (layout signature, observation size, action count)."""
+    known = {}
+    for spec in games.all():
+        cls = spec.raw_env
+        known[spec.name] = (cls.metadata["layout"], cls.OBS_SIZE, cls.NUM_ACTIONS)
+        for v in spec.older:  # e.g. drachenschatten_v0: its checkpoints play through v.view
+            known[v.name] = (v.layout, v.obs_size, cls.NUM_ACTIONS)
+    return known
 
 
-def _game_class(env_name: str) -> type:
+def _game_class(env_name: str) -> tuple[str, int, int]:
     known = _games()
     if env_name not in known:
         raise PolicyError(f"unknown env {env_name!r} (known: {sorted(known)})")
@@ -460,8 +467,7 @@ def read_card(path: Path, spec: str) -> dict[str, Any]:
 
 def expected_layout(env_name: str) -> str:
     """The layout signature of a game's observations and actions, by its env name."""
-    cls = _game_class(env_name)
-    return cls.metadata["layout"]
+    return _game_class(env_name)[0]
 
 
 def trained_options(card: dict[str, Any], spec: str = "checkpoint") -> dict[str, Any]:
@@ -485,20 +491,36 @@ def card_view(card: dict[str, Any], spec: str = "checkpoint") -> Callable[[np.nd
     if game is None:  # a card built in memory without its game (read_card checks every card read from a file)
         return None
     try:
-        return game.seat_view(options)
+        view = game.seat_view(options)
     except ValueError as err:
         raise PolicyError(f"policy {spec!r}: card.json: {err}") from None
+    older = game.older_version(card.get("env"))
+    if older is None:
+        return view
+    if view is None:
+        return older.view
+    return _Composed(older.view, view)
+
+
+class _Composed:
+    """An older layout's view of the table, then the game's seat view of that (its options')."""
+
+    def __init__(self, older: Callable[[np.ndarray], np.ndarray], seat: Callable[[np.ndarray], np.ndarray]):
+        self.older, self.seat = older, seat
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        return self.seat(self.older(observations))
 
 
 def _spec_of(card: dict[str, Any]) -> Any:
-    """The registered game a card names (``env``), or None."""
-    return next((g for g in games.all() if g.name == card.get("env")), None)
+    """The registered game a card names (``env``, its current or an older layout), or None."""
+    return next((g for g in games.all() if g.plays(card.get("env")) and card.get("env") != g.id), None)
 
 
 def game_spaces(env_name: str) -> tuple[int, int]:
     """(observation size, action count) of a game, by its env name."""
-    cls = _game_class(env_name)
-    return cls.OBS_SIZE, cls.NUM_ACTIONS
+    _, obs_size, num_actions = _game_class(env_name)
+    return obs_size, num_actions
 
 
 def load_checkpoint(path: Path, spec: str, seed: int | None, deterministic: bool) -> CheckpointPolicy:

@@ -7,7 +7,7 @@
 The package ends by registering the game (``dragonstones_env.games.get("drachenschatten")``).
 """
 
-from dragonstones_env.registry import GameSpec, register
+from dragonstones_env.registry import GameSpec, OlderVersion, register
 
 from . import actions, observation, present
 from .cards import (
@@ -20,7 +20,7 @@ from .cards import (
     TYPE_INDEX,
     CardType,
 )
-from .env import env, raw_env
+from .env import LAYOUT_SIGNATURE_V0, env, raw_env
 from .observation import decode
 from .rules import DEFAULT_MAX_STEPS, GAME, NUM_STACKS, DrachenSchattenGame, read, replay
 from .sampler import sample_state
@@ -39,6 +39,10 @@ SPEC = register(GameSpec(
     # every decision is one applied option, and the game is truncated after max_steps of them
     max_decisions=lambda n, options: int(options["max_steps"]),
     presenter=present.PRESENTER,
+    # v0 had no per-turn object uses (issue 52); its vector is v1's first floats, so its checkpoints
+    # (policies/ds-champion) play on at v1 tables through this view
+    older=(OlderVersion("drachenschatten_v0", LAYOUT_SIGNATURE_V0, observation.OBS_SIZE_V0, observation.v0_view,
+                        tuple(range(observation.OBS_SIZE_V0))),),
 ))
 
 __all__ = [

@@ -3,10 +3,10 @@
 | | |
 |---|---|
 | Import | ``from dragonstones_env import drachenschatten``; ``drachenschatten.env``, ``.raw_env`` |
-| Name | ``drachenschatten_v0`` |
+| Name | ``drachenschatten_v1`` (v0 checkpoints still play: they see v1's first 639 floats, v0's layout) |
 | Agents | ``player_0`` ... ``player_{n-1}``, n = 2..4 (``num_players``) |
 | Actions | ``Discrete(NUM_ACTIONS)``, 3542, the same for every agent and table size, masked |
-| Observations | ``{"observation": Box(0, 4, (OBS_SIZE,), float32), "action_mask": Box(int8)}``, 639 |
+| Observations | ``{"observation": Box(0, 4, (OBS_SIZE,), float32), "action_mask": Box(int8)}``, 661 |
 | Rewards | zero-sum, at the end: k winners +1/k each, the others -1/(n-k); all win or truncated: 0 |
 
 A push-your-luck card collecting game (rulebook ``seeds/002_868a28ab297ac500.txt``, rulings
@@ -27,8 +27,9 @@ clockwise), so one policy plays any seat.
 
 Observations (see :mod:`.observation`) are seat-relative and padded to 4 seats: everything on the
 table (stack sizes, every collection with ready/used state, cards out of the game, the decision
-and the card it is about) plus the viewer's OWN torch memory: the cards it looked at that are
-still on their stack (D4). Nobody observes another player's memory or which stacks he looked at.
+and the card it is about; v1: how often the active player used each object type this turn) plus
+the viewer's OWN torch memory: the cards it looked at that are still on their stack (D4).
+Nobody observes another player's memory or which stacks he looked at.
 
 Options (keyword arguments of :func:`env` / :class:`raw_env`):
 
@@ -75,12 +76,14 @@ from dragonstones_env.bounds import check as check_bound
 from . import actions as A
 from .cards import CARD_NAMES, CARD_TYPE_OF_ID, CARDS
 from .global_state import STATE_HIGH, STATE_LAYOUT, global_state
-from .observation import LAYOUT, OBS_HIGH, OBS_SIZE, Observer
+from .observation import LAYOUT, LAYOUT_V0, OBS_HIGH, OBS_SIZE, Observer
 from .picture import picture as draw_picture
 from .rules import DEFAULT_MAX_STEPS, END_REASONS, MAX_PLAYERS, MIN_PLAYERS, DrachenSchattenGame
 
-METADATA = env_metadata("drachenschatten_v0", LAYOUT, A.NUM_ACTIONS)
+METADATA = env_metadata("drachenschatten_v1", LAYOUT, A.NUM_ACTIONS)
 LAYOUT_SIGNATURE = METADATA["layout"]  # checkpoints made for another layout are refused
+# v0 (before the turn's object uses, issue 52): its checkpoints still play, seeing v0_view of a v1 table
+LAYOUT_SIGNATURE_V0 = env_metadata("drachenschatten_v0", LAYOUT_V0, A.NUM_ACTIONS)["layout"]
 
 _CARD_FAMILIES = ("view", "stop_view", "protect", "forfeit")  # decisions about a card (Decision.card)
 

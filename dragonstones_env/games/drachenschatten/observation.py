@@ -65,7 +65,17 @@ _SPEC = [  # (name, shape, seat axis, meaning, extras: scale, labels, one-hot; s
      "the viewer's torch memory: one-hot type of the top card of each stack it saw (D4), else zeros",
      {"onehot": True}),
 ]
-LAYOUT: dict[str, Piece] = build_layout(_SPEC)
+# v1 (issue 52): a key may restore another key for ever (D4), and v0 saw every state of that loop
+# alike but for the step fraction, so a policy could not tell its 900th restore from its first.
+# The turn's object uses make the repetition visible. Appended last, so v0 is v1's prefix.
+_SPEC_V1 = [
+    ("object_uses", (NUM_CARD_TYPES,), None,
+     "objects the active seat used this turn, per card type / 4 (capped at 4: 16 uses)",
+     {"scale": COUNT_SCALE}),
+]
+LAYOUT_V0: dict[str, Piece] = build_layout(_SPEC)  # drachenschatten_v0, what older checkpoints see
+OBS_SIZE_V0: int = layout_size(LAYOUT_V0)
+LAYOUT: dict[str, Piece] = build_layout(_SPEC + _SPEC_V1)
 OBS_SIZE: int = layout_size(LAYOUT)
 _DECISION_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 
@@ -79,6 +89,12 @@ def decode(obs: np.ndarray, pieces: tuple[str, ...] | None = None) -> dict[str, 
     observations through this, never through the scales above. With ``pieces`` (a tuple of
     names), only those pieces are decoded."""
     return OBSERVATION.decode(obs, pieces)
+
+
+def v0_view(observations: np.ndarray) -> np.ndarray:
+    """A v0 observation (one vector or a batch) from a v1 one: v0's pieces are v1's first
+    :data:`OBS_SIZE_V0` floats, unchanged, so a v0 checkpoint sees at a v1 table what it learnt from."""
+    return np.asarray(observations, np.float32)[..., :OBS_SIZE_V0]
 
 
 view = OBSERVATION.view
@@ -144,6 +160,9 @@ def public_vector(game: DrachenSchattenGame) -> np.ndarray:
                 treasures += 1
         tot[q] = (len(coll), len(kinds), beasts, treasures, nready)
     tot[:n] /= _TOTALS_SCALE
+    if d is not None:  # D4: every use is seen; a finished game has no turn going on
+        out[_OBJECT_USES: _OBJECT_USES + NUM_CARD_TYPES] = np.minimum(
+            np.asarray(game.turn_uses, np.float32) * _Q, OBS_HIGH)
     return out
 
 
@@ -152,6 +171,7 @@ _ACTING, _ACTIVE = _start("acting_seat"), _start("active_seat")
 _DECISION, _CARD = _start("decision"), _start("card")
 _TURNED_OVER, _VIEW_LEFT, _PROGRESS = _start("turned_over"), _start("view_left"), _start("progress")
 _FORFEITS, _REMOVED, _REMOVED_CARDS = _start("forfeits"), _start("removed"), _start("removed_cards")
+_OBJECT_USES = _start("object_uses")
 _STACKS = LAYOUT["stacks"].slice
 _Q = 1.0 / COUNT_SCALE
 _KIND_OF_TYPE = tuple(c.kind for c in CARDS)

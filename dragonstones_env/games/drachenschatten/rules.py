@@ -155,6 +155,9 @@ class DrachenSchattenGame:
         self.current_player: int = 0
         self.turn: int = 0  # 0 during the opening picks, then 1, 2, ...
         self.turned_over: bool = False  # the mandatory turn-over of this turn is done (D3)
+        # Public: how often the active player used each card type's objects this turn (D4: a key may
+        # restore another key for ever; the observation shows this so such a loop can be told apart)
+        self.turn_uses: list[int] = [0] * len(CARDS)
         self.steps: int = 0  # options applied through apply()
         self._phase: str = "pick"
         self._pick_seat: int = 0
@@ -342,6 +345,7 @@ class DrachenSchattenGame:
         self.current_player = int(current_player)
         self.turn = max(self.turn, 1)
         self.turned_over = bool(turned_over)
+        self.turn_uses = [0] * len(CARDS)
         self._phase, self._view, self._battle, self._forfeits, self._decay_card = "turn", None, None, [], None
         self.over, self.truncated, self.winners, self.end_reason = False, False, [], None
         self.record.append({"event": "arrange", "args": {
@@ -501,6 +505,7 @@ class DrachenSchattenGame:
         self.current_player = p
         self.turn += 1
         self.turned_over = False
+        self.turn_uses = [0] * len(CARDS)
         self._phase = "turn"
         self._event(event="turn", turn=self.turn, player=p)
 
@@ -582,6 +587,7 @@ class DrachenSchattenGame:
         p = self.current_player
         cid = self._find(p, t, ready=True)
         self._ready[cid] = False
+        self.turn_uses[t] += 1
         getattr(self, _USE_METHODS[CARDS[t].action])(p, cid, *target)
 
     def _use_torch(self, p: int, cid: int) -> None:
