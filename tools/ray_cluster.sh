@@ -16,7 +16,9 @@
 # Settings: RAY (the ray command; default: the one beside $PYTHON, else on PATH), PYTHON, RAY_PORT
 # (default 6379), HEAD_CPUS / NODE_CPUS (default 1 each), RAY_CLUSTER_DIR (default DIR), DASHBOARD
 # (true: the head's dashboard on 127.0.0.1:8265, needs ray[default]; default false), NODES (1: the
-# head alone, for comparison; default 2).
+# head alone, for comparison; default 2), NODE2_HIDE (a folder the second node must not see, e.g. a
+# driver's checkout: an empty tmpfs is mounted over it in a mount namespace of the node's own, as a
+# machine without that checkout would be; needs `unshare -m`, or `unshare -rm` when not root).
 set -euo pipefail
 
 cmd=${1:-}
@@ -36,9 +38,16 @@ state_dir() { echo "${1:-${RAY_CLUSTER_DIR:-${TMPDIR:-/tmp}/dragonstones-ray-clu
 # One node: `ray start --block` as the leader of a new process group (setsid), so that `down` and
 # `kill-node` end that node's raylet, workers and agents by group id, and nothing else on the machine.
 start_node() {  # name, args...
-    local dir=$1 name=$2
+    local dir=$1 name=$2 hide=()
     shift 2
-    setsid "$RAY" start --block --node-ip-address 127.0.0.1 --dashboard-agent-listen-port 0 \
+    if [[ "$name" == node2 && -n "${NODE2_HIDE:-}" ]]; then
+        # shellcheck disable=SC2016
+        # root (here, or in run's namespace) may unshare mounts alone; others need a user namespace too
+        local flags=-rm
+        [[ $EUID -eq 0 ]] && flags=-m
+        hide=(unshare "$flags" sh -c 'mount -t tmpfs none "$0" && exec "$@"' "$NODE2_HIDE")
+    fi
+    setsid "${hide[@]}" "$RAY" start --block --node-ip-address 127.0.0.1 --dashboard-agent-listen-port 0 \
         --metrics-export-port 0 --disable-usage-stats --temp-dir "$(cat "$dir/temp_dir")" "$@" \
         >"$dir/$name.log" 2>&1 &
     echo $! >"$dir/$name.pid"

@@ -8,6 +8,8 @@ with the runner left, exits 0, and its card and runners.csv say so (docs/rllib.m
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -90,6 +92,54 @@ def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
     assert card["steps"] >= 1400
     first = (tmp_path / "runs" / "lenient" / "runners.csv").read_text().splitlines()[1].split(",")
     assert len(first[5].split()) == 2, first  # both nodes, one runner each
+
+
+# A driver run from a copy of the checkout that the second node cannot see (tools/ray_cluster.sh's
+# NODE2_HIDE: a tmpfs over it in the node's own mount namespace), as a node on a machine without that
+# checkout: the package is installed there, `training` is not. Shipped by default, the code trains on
+# both nodes; with ray.ship_code false the import check names the node and the run stops.
+HIDDEN = r"""
+set -u
+cd "$CHECKOUT"
+for run in shipped unshipped; do
+    extra=""
+    [ "$run" = unshipped ] && extra="--set ray.ship_code=false"
+    "$PY" -m training.train_rllib --config "$OUT/config.yaml" --set run_name=$run $extra >"$OUT/$run.log" 2>&1
+    echo $? >"$OUT/$run.rc"
+done
+"""
+
+
+def test_a_node_without_the_checkout_trains_on_the_shipped_code(tmp_path):
+    flags = "-m" if os.geteuid() == 0 else "-rm"  # as tools/ray_cluster.sh hides a folder from a node
+    if subprocess.run(["unshare", flags, "true"], capture_output=True).returncode != 0:
+        pytest.skip(f"`unshare {flags}` is refused here: no folder can be hidden from a node")
+    checkout = tmp_path / "checkout"
+    for package in ("dragonstones_env", "training"):
+        shutil.copytree(ROOT / package, checkout / package, ignore=shutil.ignore_patterns("__pycache__"))
+    config = {**TINY, "total_timesteps": 800, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "policies"),
+              "ray": {**TINY["ray"], "num_cpus_per_env_runner": 1},
+              "eval": {"every": 10_000, "games": 2, "final_games": 0}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/bin", "HOME": str(Path.home()),
+           "PYTHON": sys.executable, "PY": sys.executable, "OUT": str(tmp_path), "CHECKOUT": str(checkout),
+           "NODE2_HIDE": str(checkout), "RAY_CLUSTER_DIR": str(tmp_path / "cluster"), "TMPDIR": "/tmp",
+           "RAY_PORT": str(free_port())}  # no PYTHONPATH: each process finds `training` only where it runs
+    done = subprocess.run([str(ROOT / "tools" / "ray_cluster.sh"), "run", "bash", "-c", HIDDEN], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=900)
+    logs = {run: (tmp_path / f"{run}.log").read_text() if (tmp_path / f"{run}.log").exists() else ""
+            for run in ("shipped", "unshipped")}
+    context = f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}\n{logs['shipped'][-3000:]}\n{logs['unshipped'][-3000:]}"
+    assert done.returncode == 0, context
+
+    assert (tmp_path / "shipped.rc").read_text().strip() == "0", context
+    card = json.loads((tmp_path / "policies" / "shipped" / "card.json").read_text())
+    assert len(card["env_runners"]["nodes"]) == 2 and card["env_runners"]["least_healthy"] == 2, card["env_runners"]
+
+    # the same run without shipping: the node that lacks the checkout is named, nothing trains
+    assert (tmp_path / "unshipped.rc").read_text().strip() == "3", context
+    assert "No module named 'training'" in logs["unshipped"] and "on node " in logs["unshipped"], context
+    assert not (tmp_path / "policies" / "unshipped").exists()
 
 
 def test_a_node_that_cannot_import_the_code_is_named(ray_local):
