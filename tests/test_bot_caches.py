@@ -22,6 +22,7 @@ from dragonstones_env.policies.bots import drachenschatten as ds
 from dragonstones_env.policies.bots.dragonstones import policy as fist_policy
 from dragonstones_env.policies.bots.dragonstones import table as fist_table
 from dragonstones_env.policies.bots.dragonstones.zoo import common as zoo_common
+from tests.aec_support import live_decisions
 
 FIST_LINEUPS = [  # a random seat makes positions the bots would not reach among themselves
     ["heuristic", "value", "aggressor", "miser", "collector", "heuristic"],
@@ -83,11 +84,7 @@ def test_fist_fast_observe_is_read_of_decode():
     for n in (3, 4, 6):
         e = games.get("dragonstones").env(num_players=n)
         e.reset(seed=n)
-        for _agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
+        for _agent, obs in live_decisions(e):
             for vector in (obs["observation"], hide_coins(obs["observation"])):
                 fast, plain = fist_table.observe(vector), fist_table.read(decode(vector))
                 for name in fist_table.Table.__slots__:
@@ -130,11 +127,7 @@ def test_drachenschatten_fast_observe_is_read_of_decode():
     for n in (2, 3, 4):
         e = games.get("drachenschatten").env(num_players=n)
         e.reset(seed=n)
-        for _agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
+        for _agent, obs in live_decisions(e):
             fast, plain = ds.observe(obs["observation"]), ds.read(ds_decode(obs["observation"]))
             for name in ds.Table.__dataclass_fields__:
                 a, b = getattr(fast, name), getattr(plain, name)
