@@ -177,6 +177,11 @@ def _token(request: Request) -> str | None:
     return token.strip()
 
 
+def _not_allowed(token: str | None, why: str) -> AppError:
+    """A request refused for its token: 401 without one (authenticate), 403 with another's."""
+    return AppError(401 if token is None else 403, why)
+
+
 def _query_int(request: Request, name: str, default: int | None = None, low: int = 0) -> Any:
     text = request.query_params.get(name)
     if text is None:
@@ -298,7 +303,7 @@ async def act(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
         seat, _ = table.seat_of(token)
         if seat is None:
-            raise AppError(401 if token is None else 403, "acting needs a seat's token (the seat's link "
+            raise _not_allowed(token, "acting needs a seat's token (the seat's link "
                                                           "carries it)")
         with table.lock:
             table.seen[seat] = tables.clock()
@@ -321,7 +326,7 @@ async def pace(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
         seat, creator = table.seat_of(token)
         if seat is None and not creator:
-            raise AppError(401 if token is None else 403, "the pace is set by the table's creator or a seat")
+            raise _not_allowed(token, "the pace is set by the table's creator or a seat")
         with table.lock:
             table.game.pace_ms = value
             table.saved_touch = 0.0  # the setup changed: write it
@@ -350,7 +355,7 @@ async def delete(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
         _, creator = table.seat_of(token)
         if not creator:
-            raise AppError(401 if token is None else 403, "only the table's creator deletes it")
+            raise _not_allowed(token, "only the table's creator deletes it")
         tables.delete(table.id)
         return {"deleted": table.id}
 
@@ -365,7 +370,7 @@ async def invites(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
         _, creator = table.seat_of(token)
         if not creator or token is None:
-            raise AppError(401 if token is None else 403, "the invite links are the table's creator's")
+            raise _not_allowed(token, "the invite links are the table's creator's")
         return {"tokens": {str(s): t for s, t in tables.invites(table, token).items()}}
 
     return _json(await run(work))
@@ -381,7 +386,7 @@ async def rename(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
         seat, _ = table.seat_of(token)
         if seat is None:
-            raise AppError(401 if token is None else 403, "a seat's name is set with that seat's token")
+            raise _not_allowed(token, "a seat's name is set with that seat's token")
         with table.lock:
             table.game.rename(seat, name)
             table.saved_touch = 0.0  # the setup changed: write it
