@@ -14,23 +14,19 @@ What a run is, whatever library learns:
   such as the SB3 trainer's occasional robustness panel, is left empty);
 * its card (:func:`card`): the keys of :data:`CARD_KEYS` in every trainer's ``card.json``.
 
-A library comes in through an :class:`Adapter`: ``learn(n_steps) -> steps done``, ``policy`` (the
-current weights as the ``learner(seed=...)`` factory training/evals.py takes), ``save(folder)``,
-``restore(folder)``, and ``after_iteration(run, info)``: the hook where a trainer's own
-per-iteration work goes (the RLlib trainer's runner-health checks, issue #51).
+Each trainer still drives its own learning loop with these pieces (issue #50 asks for one run
+driving a small per-library adapter; not done yet).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .config import ConfigError
-from .evals import Learner
 from .outputs import OutputError, check_output
 
 # eval.csv's columns, in every trainer's run (RLlib's had four, SB3's five: they drifted apart)
@@ -144,17 +140,3 @@ def card(steps: int, wall_time: float, config: dict[str, Any], machine: dict[str
     return {"steps": int(steps), "wall_time_s": round(wall_time, 1), "config": config, "machine": machine,
             "git_commit": git_commit, "evaluation": evaluation, "training_curve": training_curve(evaluations),
             **extra}
-
-
-@dataclass
-class Adapter:
-    """What a run needs of a learning library. ``learn(n)`` trains about ``n`` more steps and returns
-    the steps done in all; ``policy`` is the current weights as a ``learner(seed=...)`` factory;
-    ``save``/``restore`` write and read the library's checkpoint in a folder; ``after_iteration`` is
-    called with the run and the iteration's info (a trainer's own checks: issue #51's runner health)."""
-
-    learn: Callable[[int], int]
-    policy: Callable[[], Learner]
-    save: Callable[[Path], None]
-    restore: Callable[[Path], None]
-    after_iteration: Callable[[Any, dict[str, Any]], None] = lambda run, info: None
