@@ -41,6 +41,8 @@ FAIRY_THRESHOLDS = (12, 16, 20, 24)
 COMMON_THRESHOLDS = (8, 12)
 SILVER_THRESHOLDS = (20, 30)
 
+TABLE_SIZES = list(range(MIN_PLAYERS, MAX_PLAYERS + 1))  # every size the engine plays, from the engine
+
 
 # ---------------------------------------------------------------------------- policies
 def _geometric(rng: random.Random, limit: int, p_more: float) -> int:
@@ -169,7 +171,7 @@ def run(
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> list[dict[str, Any]]:
     """Play ``games`` random games, on ``processes`` processes (1: in this process)."""
-    todo = jobs(games, seed, players or [3, 4, 5, 6], policy, max_turns)
+    todo = jobs(games, seed, players or TABLE_SIZES, policy, max_turns)
     if processes <= 1:
         return [_play(job) for job in todo]
     with Pool(processes) as pool:
@@ -276,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.random_games", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=0, help="game i has seed SEED + i")
-    parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6],
+    parser.add_argument("--players", type=int, nargs="+", default=TABLE_SIZES,
                         choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), metavar="N")
     parser.add_argument("--policy", choices=POLICIES, default="uniform")
     parser.add_argument("--processes", type=int, default=2)

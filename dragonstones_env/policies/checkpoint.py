@@ -377,11 +377,12 @@ def save_model(model: Any, path: str | Path) -> Path:
     return path
 
 
-def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str = "dragonstones_v1",
+def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_name: str | None = None,
                     with_model: bool = True) -> Path:
     """Write ``policy.npz`` and ``card.json`` (with the layout signature) into ``folder``, and
     ``model.zip`` (marked) and ``value.npz`` unless ``with_model`` is False (league snapshots only
-    need to play)."""
+    need to play). ``env_name``: the game's env name (None: the default game's current one)."""
+    env_name = env_name or games.get("dragonstones").name  # the version is the registry's, not written here
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if with_model:
