@@ -255,6 +255,7 @@ class EvalConfig:
     panel_every: int = 0  # timesteps between panels during training (0: none)
     panel_games: int = 12  # games per mix of those panels
     final_panel_games: int = 0  # games per mix of the panel at the end (0: none); in the card and printed
+    at_start: bool = False  # also evaluate the untrained learner, where a curve starts (the exploiter's)
 
 
 @dataclass
@@ -273,9 +274,14 @@ class RunConfig:
     characters: str | None = None  # Dragonstones: custom characters file (docs/custom-characters.md)
     exclude: list[str] = field(default_factory=list)  # Dragonstones: standard specials left out
     total_timesteps: int = 200_000
+    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
     seed: int = 0
     torch_threads: int = 1
     checkpoint_every: int = 50_000
+    # An exploiter's target (configs/exploit.yaml): a policy spec seated in every other seat of every
+    # table, and the one the evaluations play; "" (a training run): the league and the rule-based bot
+    target: str = ""
+    progress_bar: bool = True  # bars of training and of the final evaluation (on a terminal)
     runs_dir: str = "runs"  # logs, checkpoints, snapshots
     out_dir: str = "runs/policies"  # the result: <out_dir>/<run_name>/ (python -m training.promote ships it)
     league: LeagueConfig = field(default_factory=LeagueConfig)  # one league section for both trainers
@@ -319,7 +325,6 @@ class RunConfig:
 
 @dataclass
 class Config(RunConfig):
-    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
     # A checkpoint folder whose actor (policy.npz) and critic (value.npz) a new run starts from,
     # read without unpickling (training/start.py); "" starts from random weights or imitate.teacher
     start: str = ""
@@ -330,7 +335,6 @@ class Config(RunConfig):
     n_envs: int = 64
     workers: int = 1
     device: str = "cpu"
-    progress_bar: bool = True
     ppo: PPO = field(default_factory=PPO)
     imitate: ImitateConfig = field(default_factory=ImitateConfig)
 
@@ -505,19 +509,21 @@ def make_league(cfg: RunConfig, run_dir: str | Path) -> League:
 
 def check_sources(cfg: Config) -> None:
     """The checks that load what the config names, before a run folder exists: the league's fixed
-    seats (its pool and zoo) and the imitation teacher and its opponents (a ConfigError naming them).
+    seats (its pool and zoo), the imitation teacher and its opponents, and an exploiter's ``target``
+    (a ConfigError naming them).
     The start's weights are read and checked by training/start.py."""
     try:
         make_league(cfg, Path(cfg.runs_dir) / cfg.run_name).check()
     except (PolicyError, ValueError) as err:
         raise ConfigError(f"league.pool: {err}") from None
-    for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
+    named = [("imitate", spec) for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents])]
+    for key, spec in [*named, *([("target", cfg.target)] if cfg.target else [])]:
         try:
             game = load_policy(spec).game
         except PolicyError as err:
-            raise ConfigError(f"imitate: {err}") from None
+            raise ConfigError(f"{key}: {err}") from None
         if game is not None and not same_game(game, cfg.env_name):
-            raise ConfigError(f"imitate: {spec!r} plays {game}, not {cfg.env_name}")
+            raise ConfigError(f"{key}: {spec!r} plays {game}, not {cfg.env_name}")
     if cfg.imitate.target == "visits" and not isinstance(load_policy(cfg.imitate.teacher or "random"), SearchPolicy):
         raise ConfigError(f"imitate.target: visits needs a search teacher (ismcts:...) that reports its root visits; "
                           f"imitate.teacher is {cfg.imitate.teacher!r}: use imitate.target=action")

@@ -38,11 +38,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dragonstones_env.bounds import Bound, read_text_limited
+from dragonstones_env.bounds import Bound
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
-from dragonstones_env.core.seeding import SHARED, stream_seed
-from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import (
     CARD_FILE,
@@ -69,7 +67,6 @@ from .config import (
     validate_net_arch,
     validate_run,
 )
-from .provenance import git_commit, machine
 from .rllib_env import DragonstonesMultiAgentEnv  # imports without ray (its MultiAgentEnv base falls back)
 
 MODULE_ID = "shared"  # the one RLModule every seat maps to
@@ -135,6 +132,8 @@ RLLIB_BOUNDS: dict[str, Bound] = {
 def validate(cfg: RLlibConfig) -> RLlibConfig:
     check_bounds(cfg, RLLIB_BOUNDS)
     validate_run(cfg)
+    need(not cfg.target, "target", "is the SB3 trainer's exploiter (python -m training.train --config "
+         "configs/exploit.yaml); the RLlib trainer plays its league: leave it empty")
     r = cfg.ray
     need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
          "null, 'auto', 'ray://HOST:10001' or 'HOST:6379'")
@@ -349,6 +348,104 @@ def no_checks(folders: lifecycle.Folders, result: dict[str, Any]) -> None:
     """The default ``after_iteration`` hook: nothing beyond the run's own schedule."""
 
 
+class RunnersUnhealthy(cluster.ClusterError):
+    """Too few env runners are healthy after an iteration: the run stops (exit 3), its last checkpoint kept."""
+
+
+class RLlib(lifecycle.Adapter):
+    """RLlib's PPO as a run's library (training/run.py): the algorithm, its iterations (each followed by
+    the runners' health, ``after_iteration`` and, when due, a snapshot joining the league), the
+    actor's weights as a policy, and RLlib's checkpoint (marked, restored from a checked copy)."""
+
+    libraries = ("torch", "ray")
+
+    def __init__(self, cfg: RLlibConfig, restore_from: Path | None,
+                 after_iteration: Callable[[lifecycle.Folders, dict[str, Any]], None], run: lifecycle.Run) -> None:
+        self.cfg, self.run, self.restore_from, self.after_iteration = cfg, run, restore_from, after_iteration
+        self.algo = build_config(cfg).build_algo()
+        self.weights: Any = None  # the actor's weights once the algorithm is stopped
+        self.snapshot_dir = run.folders.root / "snapshots"
+        self.snapshots = lifecycle.Schedule(cfg.league.snapshot_every, run.state["steps"])
+        self.snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
+        self.runners_csv = run.folders.root / "runners.csv"
+        if not self.runners_csv.exists():
+            self.runners_csv.write_text(cluster.CSV_HEADER)
+        self.health = run.state.setdefault("runners", [])  # one record per iteration, kept across --resume
+        self.iteration = 0
+
+    def restore(self, folder: Path) -> None:
+        """RLlib's checkpoint from the private copy whose mark was checked (not ``folder``'s files, which
+        may have been swapped since), and the league's snapshots back."""
+        self.algo.restore_from_path(str(self.restore_from.resolve()))
+        self.snapshots = lifecycle.Schedule(self.cfg.league.snapshot_every, self.run.state["steps"])
+        if self.snapshots_used and self.snapshot_dir.is_dir():
+            for folder in sorted(self.snapshot_dir.iterdir())[-self.cfg.league.max_snapshots:]:
+                old = load_policy(folder)  # checked like any checkpoint (its card names the game)
+                push_snapshot(self.algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
+
+    def learn(self, n: int) -> int:
+        """RLlib iterations until ``n`` more env steps are sampled (or the run is out of time)."""
+        start = steps = self.run.state["steps"]
+        while steps < start + n and not self.run.out_of_time():
+            steps = self.iterate()
+        return steps
+
+    def iterate(self) -> int:
+        """One ``algo.train()``, the runners' health (RunnersUnhealthy below the share), the hook, a snapshot."""
+        cfg, folders = self.cfg, self.run.folders
+        result = self.algo.train()
+        self.iteration += 1
+        steps = sampled_steps(result)
+        runners = result.get("env_runners", {})
+        print(f"iter {self.iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
+              f"{steps / max(self.run.wall_time(), 1e-9):.0f} steps/s overall, "
+              f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
+        health = cluster.runner_health(self.algo, cfg.ray.num_env_runners)
+        self.health.append(health)
+        with self.runners_csv.open("a") as f:
+            f.write(cluster.csv_row(self.iteration, steps, health))
+        print(f"  runners: {health['healthy']}/{health['requested']} healthy, "
+              f"{health['restarted']} restarts, on {len(health['nodes'])} node(s)", flush=True)
+        unhealthy = cluster.health_problem(health, cfg.ray.min_healthy_share)
+        if unhealthy:  # the last checkpoint stays as it was, for --resume
+            raise RunnersUnhealthy(f"{unhealthy}; stopped at {steps} env steps, the last checkpoint "
+                                   f"({folders.checkpoint}) continues with --resume")
+        self.after_iteration(folders, result)
+        if self.snapshots.due(steps):
+            weights = current_weights(self.algo)
+            folder = write_policy(self.snapshot_dir / f"step-{steps:09d}", weights, cfg.ppo.activation,
+                                  {"steps": steps, "snapshot": True}, cfg)
+            for old in sorted(self.snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
+                shutil.rmtree(old)
+            if self.snapshots_used:
+                push_snapshot(self.algo, {"spec": str(folder), "weights": weights, "activation": cfg.ppo.activation})
+        return steps
+
+    def actor(self) -> Any:
+        return self.weights if self.weights is not None else current_weights(self.algo)
+
+    def policy(self) -> evals.Learner:
+        return learner(self.actor(), self.cfg.ppo.activation, self.cfg)
+
+    def save(self, folder: Path) -> None:
+        self.algo.save_to_path(str((folder / "algo").resolve()))
+        marks.write_mark(folder / "algo")  # what --resume checks before restoring (unpickling) it
+
+    def write_policy(self, folder: Path, card: dict[str, Any], final: bool = False) -> Path:
+        return write_policy(folder, self.actor(), self.cfg.ppo.activation, card, self.cfg)
+
+    def card(self) -> dict[str, Any]:
+        return {"rllib_checkpoint": str(self.run.folders.checkpoint / "algo"),
+                "env_runners": cluster.summary(self.health, self.cfg.ray.min_healthy_share)}
+
+    def close(self) -> None:
+        if self.weights is None:
+            try:  # the weights outlive the algorithm: the final evaluation and the result play them
+                self.weights = current_weights(self.algo)
+            finally:
+                self.algo.stop()
+
+
 def main(argv: list[str] | None = None,
          after_iteration: Callable[[lifecycle.Folders, dict[str, Any]], None] = no_checks) -> int:
     """Train; ``after_iteration(folders, result)`` runs after each RLlib iteration (the run's folders
@@ -363,7 +460,6 @@ def main(argv: list[str] | None = None,
         print(f"config error: {err}", file=sys.stderr)
         return 2
 
-
     try:  # a bad pool spec must stop the run here, before the run folder exists
         for spec in cfg.league.pool:
             pool_item(spec, cfg.env_name)
@@ -372,9 +468,7 @@ def main(argv: list[str] | None = None,
         return 2
 
     folders = lifecycle.Folders.of(cfg.runs_dir, cfg.out_dir, cfg.run_name)
-    run_dir = folders.root
-    snapshot_dir, ckpt_dir = run_dir / "snapshots", run_dir / "checkpoint"
-    out_dir = Path(cfg.out_dir) / cfg.run_name
+    restore_from = None
     if not args.bench_sampling:
         try:  # the refusals every trainer shares (training/run.py): an old run, no checkpoint, policies/
             lifecycle.check_folders(folders, args.resume, args.overwrite)
@@ -385,7 +479,7 @@ def main(argv: list[str] | None = None,
         # marked on this machine when it was saved (dragonstones_env/policies/marks.py), or trusted. The
         # mark is checked on a private copy, and the copy is what is restored: a file swapped into the run's
         # folder after the check is never read (issue #49).
-        restore_from = private_copy(ckpt_dir / "algo") if args.resume else None
+        restore_from = private_copy(folders.checkpoint / "algo") if args.resume else None
         why = marks.check_mark(restore_from) if restore_from is not None else None
         if why is not None and not args.trust_checkpoint:
             print(f"--resume: {why}. Restoring it can run any code it holds: add --trust-checkpoint only if you "
@@ -411,111 +505,14 @@ def main(argv: list[str] | None = None,
     if args.bench_sampling:
         print(json.dumps(bench_sampling(cfg, args.bench_sampling)))
         return 0
-
-    created = lifecycle.open_folders(folders, cfg.to_dict(), args.resume, args.overwrite)
-    try:
-        algo = build_config(cfg).build_algo()
-    except BaseException:
-        # A run that fails to start must not block the same command: remove the folder it made.
-        if created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-        raise
-    state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
-    if args.resume:
-        algo.restore_from_path(str(restore_from.resolve()))  # the private copy whose mark was checked
-        state = json.loads(read_text_limited(ckpt_dir / "state.json", "run_state", "run state"))
-        print(f"resuming {cfg.run_name} at {state['steps']} env steps")
-    snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
-    if snapshots_used and snapshot_dir.is_dir():  # a resumed run's league gets its snapshots back
-
-        for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
-            old = load_policy(folder)  # checked like any checkpoint (its card names the game)
-            push_snapshot(algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
-    eval_csv, runners_csv = folders.eval_csv, folders.root / "runners.csv"
-    if not runners_csv.exists():
-        runners_csv.write_text(cluster.CSV_HEADER)
-    health = state.setdefault("runners", [])  # one record per iteration, kept across --resume
-
-    activation = cfg.ppo.activation
-    steps = state["steps"]
-    # every trainer's schedules (training/run.py), from where a resumed run starts
-    next_snapshot = lifecycle.Schedule(cfg.league.snapshot_every, steps)
-    next_eval = lifecycle.Schedule(cfg.eval.every, steps)
-    next_ckpt = lifecycle.Schedule(cfg.checkpoint_every, steps)
-
-    def save_checkpoint() -> None:
-        ckpt_dir.mkdir(parents=True, exist_ok=True)
-        algo.save_to_path(str((ckpt_dir / "algo").resolve()))
-        marks.write_mark(ckpt_dir / "algo")  # what --resume checks before restoring (unpickling) it
-        (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
-
-    started = time.time()
-    iteration = 0
-    while steps < cfg.total_timesteps:
-        result = algo.train()
-        iteration += 1
-        steps = state["steps"] = sampled_steps(result)
-        now = time.time()
-        state["wall_time"] += now - started
-        started = now
-        runners = result.get("env_runners", {})
-        print(f"iter {iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
-              f"{steps / max(state['wall_time'], 1e-9):.0f} steps/s overall, "
-              f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
-        health.append(cluster.runner_health(algo, cfg.ray.num_env_runners))
-        with runners_csv.open("a") as f:
-            f.write(cluster.csv_row(iteration, steps, health[-1]))
-        print(f"  runners: {health[-1]['healthy']}/{health[-1]['requested']} healthy, "
-              f"{health[-1]['restarted']} restarts, on {len(health[-1]['nodes'])} node(s)", flush=True)
-        unhealthy = cluster.health_problem(health[-1], cfg.ray.min_healthy_share)
-        if unhealthy:  # the last checkpoint stays as it was, for --resume
-            print(f"cluster error: {unhealthy}; stopped at {steps} env steps, the last checkpoint ({ckpt_dir}) "
-                  "continues with --resume", file=sys.stderr)
-            algo.stop()
-            return 3
-        after_iteration(folders, result)
-        if next_snapshot.due(steps):
-            weights = current_weights(algo)
-            folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
-                                  {"steps": steps, "snapshot": True}, cfg)
-            for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
-                shutil.rmtree(old)
-            if snapshots_used:
-                push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
-        if next_eval.due(steps):
-            r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
-                                   cfg.heuristic, seed=stream_seed(SHARED, "eval", steps))
-            low, high = r["ci95"]
-            lifecycle.append_eval(eval_csv, steps, r)  # no robustness panel during RLlib runs: empty
-            state["evaluations"].append({"timesteps": steps, **r})
-            print(f"  eval vs {cfg.heuristic}: {r['rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)
-        if next_ckpt.due(steps):
-            save_checkpoint()
-    state["wall_time"] += time.time() - started
-    save_checkpoint()
-
-    # -- the result: the actor's weights, its card, and a final evaluation
-    weights = current_weights(algo)
-    algo.stop()
-    final = {}
-    for opponent in (cfg.heuristic, "random"):
-        if cfg.eval.final_games:
-            r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
-                                   seed=stream_seed(cfg.seed, "final-eval"))
-            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
-            low, high = r["ci95"]
-            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
-                  f"{opponent} bots over {r['games']} games")
-    if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
-                                       seed=stream_seed(cfg.seed, "final-copies"))
-        print(f"final: {copies_summary(final['copies'])}")
-    card = lifecycle.card(steps, state["wall_time"], cfg.to_dict(), machine("torch", "ray"), git_commit(), final,
-                          state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"),
-                          env_runners=cluster.summary(health, cfg.ray.min_healthy_share))
-    write_policy(out_dir, weights, activation, card, cfg)
-    print(f"wrote {out_dir} ({steps} env steps, {state['wall_time']:.0f} s); "
-          f"load it with load_policy({str(out_dir)!r})")
+    try:  # the run every trainer writes (training/run.py), RLlib learning
+        lifecycle.drive(cfg, partial(RLlib, cfg, restore_from, after_iteration), args.resume, args.overwrite)
+    except ConfigError as err:
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+    except RunnersUnhealthy as err:
+        print(f"cluster error: {err}", file=sys.stderr)
+        return 3
     return 0
 
 
