@@ -94,6 +94,7 @@ BOUNDS: Mapping[str, Bound] = {
     "imitate.magnet_every": Bound(int, 0, _STEPS, "timesteps between moves of the leash to the learner (0: never)"),
     "eval.every": Bound(int, 1, _STEPS, "timesteps between evaluations"),
     "eval.games": bounds.BOUNDS["games"],
+    "eval.seed": bounds.BOUNDS["seed"],
     "eval.players": bounds.BOUNDS["players"],  # then the game's own table sizes
     "eval.final_games": Bound(int, 0, 10**6, "games of the final evaluation (0: none)"),
     "eval.panel_every": Bound(int, 0, _STEPS, "timesteps between panels (0: none)"),
@@ -256,6 +257,9 @@ class EvalConfig:
     panel_games: int = 12  # games per mix of those panels
     final_panel_games: int = 0  # games per mix of the panel at the end (0: none); in the card and printed
     at_start: bool = False  # also evaluate the untrained learner, where a curve starts (the exploiter's)
+    # the seed of every evaluation's games against the bots, the same deals at every step; None: the
+    # evaluation at step t plays stream_seed(SHARED, "eval", t)'s and the final one its own (training/run.py)
+    seed: int | None = None
 
 
 @dataclass

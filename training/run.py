@@ -53,6 +53,11 @@ from .provenance import git_commit, machine
 # eval.csv's columns, in every trainer's run (RLlib's had four, SB3's five: they drifted apart)
 EVAL_COLUMNS = ("timesteps", "win_rate", "ci_low", "ci_high", "robustness")
 EVAL_HEADER = ",".join(EVAL_COLUMNS) + "\n"
+# The files every trainer's run writes (a trainer adds its own beside them: the SB3 trainer's latest/
+# and model.zip, RLlib's snapshots/ and runners.csv, the exploiter's exploit.json): its state in
+# <runs_dir>/<run_name>, its result in <out_dir>/<run_name>
+RUN_FILES = ("config.json", "eval.csv", "checkpoint/state.json")
+RESULT_FILES = ("card.json", "policy.npz")
 # the keys every trainer's card.json holds (a trainer adds its own: imitation, exploiter_of...)
 CARD_KEYS = ("steps", "wall_time_s", "config", "machine", "git_commit", "evaluation", "training_curve")
 
@@ -100,11 +105,11 @@ def check_folders(folders: Folders, resume: bool, overwrite: bool, checkpoint_fi
     one unless ``overwrite``; ``resume`` needs ``checkpoint/<checkpoint_file>``; neither folder may be
     inside the shipped checkpoints' folder, and a result is replaced only on ``overwrite`` or ``resume``."""
     root = folders.root
-    if not resume and not overwrite and root.exists() and any(root.iterdir()):
-        raise ConfigError(f"{root} exists: use --resume to continue it, --overwrite to start it again, "
-                          "or another run_name")
     try:  # a resumed run writes its own result again
         check_output(root, "runs_dir/run_name", overwrite=True)
+        if not (resume or overwrite) and root.exists() and any(root.iterdir()):
+            raise ConfigError(f"{root} exists: use --resume to continue it, --overwrite to start it again, "
+                              "or another run_name")
         check_output(folders.out, "out_dir/run_name", overwrite=overwrite or resume)
     except OutputError as err:
         raise ConfigError(str(err)) from None
@@ -261,9 +266,10 @@ def evaluate(run: Run, adapter: Adapter, t: int, panel_due: bool) -> dict[str, A
     """The evaluation at step ``t`` (and the robustness panel when due): eval.csv and the run state."""
     cfg = run.cfg
     opponent = evaluation_opponent(cfg)
-    result = evals.against_bots(adapter.policy(), cfg, cfg.eval.games, opponent, seed=stream_seed(SHARED, "eval", t))
+    seed = stream_seed(SHARED, "eval", t) if cfg.eval.seed is None else cfg.eval.seed
+    result = evals.against_bots(adapter.policy(), cfg, cfg.eval.games, opponent, seed=seed)
     if panel_due:  # the panel plays the weights of now, written beside the run state
-        folder = adapter.write_policy(run.folders.root / "panel", {"steps": t, "panel": True})
+        folder = adapter.write_policy(run.folders.root / "weights", {"steps": t, "panel": True})
         result["panel"] = run_panel(cfg, folder, cfg.eval.panel_games, seed=stream_seed(SHARED, "panel", t))
     append_eval(run.folders.eval_csv, t, result, result["panel"]["robustness"] if "panel" in result else None)
     run.state["evaluations"].append({"timesteps": t, **result})
@@ -310,8 +316,8 @@ def final_evaluation(run: Run, adapter: Adapter, t: int) -> dict[str, Any]:
     shown = cfg.progress_bar and sys.stderr.isatty()
     with games_bar((len(opponents) + bool(copies)) * games, "final evaluation", shown) as on_game:
         for opponent in opponents if games else ():
-            r = evals.against_bots(adapter.policy(), cfg, games, opponent, seed=stream_seed(cfg.seed, "final-eval"),
-                                   on_game=on_game)
+            seed = stream_seed(cfg.seed, "final-eval") if cfg.eval.seed is None else cfg.eval.seed
+            r = evals.against_bots(adapter.policy(), cfg, games, opponent, seed=seed, on_game=on_game)
             final[f"vs_{Path(opponent).name}"] = {"players": cfg.eval.players, **r}
             low, high = r["ci95"]
             print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
@@ -321,7 +327,7 @@ def final_evaluation(run: Run, adapter: Adapter, t: int) -> dict[str, Any]:
                                            on_game=on_game)
             print(f"final: {copies_summary(final['copies'])}")
     if cfg.eval.final_panel_games:
-        folder = adapter.write_policy(run.folders.root / "panel", {"steps": t, "panel": True})
+        folder = adapter.write_policy(run.folders.root / "weights", {"steps": t, "panel": True})
         p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=stream_seed(cfg.seed, "final-panel"), shown=shown)
         final["panel"] = p
         w = p["worst_mix"]
@@ -336,6 +342,28 @@ def next_stop(t: int, total: int, *schedules: Schedule | None) -> int:
     return min([total, *(s.next for s in schedules if s is not None)])
 
 
+def flat(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A config as dotted keys (``ppo.learning_rate``) and their values."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        if isinstance(value, dict) and key != "mix":
+            out.update(flat(value, f"{prefix}{key}."))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+def changed_settings(saved: Path, config: dict[str, Any]) -> list[str]:
+    """Each key a resumed run's ``config`` gives otherwise than the run's saved ``config.json`` (a
+    longer budget is a reason to resume; another seed or target is more likely a slip, and is named)."""
+    try:
+        old = flat(json.loads(read_text_limited(saved, "run_state", "run config")))
+    except (OSError, ValueError):
+        return [f"{saved} cannot be read: nothing to compare"]
+    new = flat(config)
+    return [f"{key}: saved {old.get(key)!r}, given {value!r}" for key, value in new.items() if old.get(key) != value]
+
+
 def drive(cfg: RunConfig, make: Callable[[Run], Adapter], resume: bool = False, overwrite: bool = False,
           checkpoint_file: str = "state.json") -> Run:
     """A whole run of ``cfg``, its library's :class:`Adapter` made by ``make(run)``: refusals (a
@@ -345,6 +373,9 @@ def drive(cfg: RunConfig, make: Callable[[Run], Adapter], resume: bool = False, 
     folders = Folders.of(cfg.runs_dir, cfg.out_dir, cfg.run_name)
     check_folders(folders, resume, overwrite, checkpoint_file)
     state = read_state(folders.checkpoint / "state.json") if resume else None
+    if resume:
+        for line in changed_settings(folders.config_json, cfg.to_dict()):
+            print(f"note: resumed with another setting than the run's config.json: {line}")
     created = open_folders(folders, cfg.to_dict(), resume, overwrite)
     run = Run(cfg, folders, resume)
     if state is not None:

@@ -14,12 +14,15 @@ The config's ``start`` (training/start.py) starts a new run from a checkpoint fo
 critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
 Read top to bottom: the model's recipes (new, fine-tuned, cloned from a teacher), the run's
-folders, the callback that adds the learner's weights and snapshots to the league, evaluates,
-charges the leash to the start (``imitate.anchor_kl``, training/anchor.py) and saves checkpoints;
-then ``main``: load and check the config, build the league and the vectorised environments,
-build (or resume) the model, train, write the result and its card. Every hyperparameter is in
-training/config.py, with its default; the checks that need more than the keys (the league's
-pool, the teacher, the start's weights) are config.check_sources and start.read_start.
+folders, the callback that adds the learner's weights and snapshots to the league, charges the
+leash to the start (``imitate.anchor_kl``, training/anchor.py) and stops at the time budget; the
+run's adapter :class:`SB3` (training/run.py's ``Adapter``: the vectorised tables with the league,
+or a ``target`` in every other seat, the model, ``learn``, ``save``/``restore``, the weights
+written); then ``main``: load and check the config and the command, and ``run.drive`` the run
+(folders, schedules, evaluations, checkpoints, final evaluation and panel, the card). Every
+hyperparameter is in training/config.py, with its default; the checks that need more than the
+keys (the league's pool, the teacher, the target, the start's weights) are config.check_sources
+and start.read_start.
 """
 
 from __future__ import annotations

@@ -15,10 +15,12 @@ when fewer than ``ray.min_healthy_share`` of the env runners are healthy (traini
 authentication and ports: docs/rllib.md).
 
 Read top to bottom: the config (every key, its default and its check), the RLlib
-``PPOConfig`` it makes, the training loop (snapshots of the learner join the league of
-frozen opponents, evaluations against the heuristic, checkpoints for --resume), and the
-export: ``policy.npz`` (the actor's weights, played with numpy only by
-``load_policy("policies/<run-name>")``) and ``card.json``, as training/train.py writes them.
+``PPOConfig`` it makes, the run's adapter :class:`RLlib` (training/run.py's ``Adapter``: RLlib
+iterations, each followed by the runners' health and, when due, a snapshot of the learner joining
+the league of frozen opponents; RLlib's checkpoint; the export: ``policy.npz``, the actor's
+weights played with numpy only by ``load_policy("policies/<run-name>")``, and ``card.json``), and
+``main``, whose checks come before ``run.drive`` runs the run every trainer runs (evaluations,
+checkpoints for --resume, the final evaluation and panel, the card).
 """
 
 from __future__ import annotations
