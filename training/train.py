@@ -74,8 +74,8 @@ def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict
 
 def make_venv(cfg: Config, opponents: Any) -> Any:
     """The config's tables (``collector``, ``n_envs``, ``workers``; training/envs.py), ``opponents`` seated."""
-    return envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
-                             collector=cfg.collector, workers=cfg.workers, **env_kwargs(cfg, opponents))
+    return envs.make_vec_env(cfg.gym_id, n_envs=cfg.sb3.n_envs, seed=cfg.seed, subproc=cfg.sb3.n_envs > 1,
+                             collector=cfg.sb3.collector, workers=cfg.sb3.workers, **env_kwargs(cfg, opponents))
 
 
 def learner(model: Any, cfg: Config) -> evals.Learner:
@@ -122,8 +122,8 @@ def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: 
     """The model.zip in ``folder`` (marked, or ``trust``) with this config's PPO settings (a smaller
     learning rate, more epochs...) and its step count at 0; its network must have the config's shape."""
     data = model_zip_bytes(Path(folder) / "model.zip", trust, "--finetune")
-    model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.device, seed=cfg.seed,
-                             tensorboard_log=tensorboard_log, **ppo_settings(cfg.ppo))
+    model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.sb3.device, seed=cfg.seed,
+                             tensorboard_log=tensorboard_log, **ppo_settings(cfg.sb3_ppo()))
     arch = list(model.policy_kwargs.get("net_arch") or [])
     if arch != list(cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch: {folder}/model.zip has hidden layers {arch}, the config says "
@@ -326,7 +326,7 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
                                trust=args.trust_model_zip)
         print(f"fine-tuning from {args.finetune} with the config's PPO settings")
     else:
-        model = new_model(venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run.root / "tb"))
+        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device, tensorboard_log=str(run.root / "tb"))
         if start_weights is not None:  # the config's start, read (and checked) in main
             state["start"] = start.apply_start(model, start_weights)
             print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
@@ -377,7 +377,7 @@ class SB3(lifecycle.Adapter):
         """The run's model.zip (marked here, or trusted: it unpickles) and its step count."""
         try:
             data = model_zip_bytes(folder / "model.zip", self.args.trust_model_zip, "--resume")
-            self.model = MaskablePPO.load(io.BytesIO(data), env=self.venv, device=self.cfg.device)
+            self.model = MaskablePPO.load(io.BytesIO(data), env=self.venv, device=self.cfg.sb3.device)
             self.run.state["steps"] = int(self.model.num_timesteps)
             self.ready()
         except BaseException:

@@ -32,8 +32,9 @@ from training.train_rllib import build_config, env_config, load_config, main, po
 TINY = {
     "total_timesteps": 400,
     "checkpoint_every": 400,
-    "ray": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "sample_timeout_s": 60},
-    "ppo": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "net_arch": [32]},
+    "rllib": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "sample_timeout_s": 60,
+              "train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1},
+    "ppo": {"net_arch": [32]},
     "league": {"mix": {"latest": 0.6, "snapshot": 0.2, "random": 0.2}, "table": 0.3, "snapshot_every": 200},
     "eval": {"every": 400, "games": 2, "final_games": 2, "final_panel_games": 1},
 }
@@ -235,17 +236,19 @@ def test_config_errors_name_the_key(tmp_path):
         load_config(None, ["league.mix={self: 1}"])
     with pytest.raises(ConfigError, match=r"league\.table"):
         load_config(None, ["league.table=1.5"])
-    with pytest.raises(ConfigError, match=r"ray\.num_env_runners"):
+    with pytest.raises(ConfigError, match=r"rllib\.num_env_runners"):
         load_config(None, ["ray.num_env_runners=-1"])
-    with pytest.raises(ConfigError, match=r"ppo\.activation"):
-        load_config(None, ["ppo.activation=gelu"])
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['ray\.workers'\]"):
+    with pytest.raises(ConfigError, match=r"rllib\.activation"):
+        load_config(None, ["rllib.activation=gelu"])
+    with pytest.raises(ConfigError, match=r"target: is the SB3 trainer's"):  # one schema: SB3's keys refused
+        load_config(None, ["target=heuristic"])
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['rllib\.workers'\]"):
         load_config(None, ["ray.workers=2"])
     assert main(["--config", str(write_config(tmp_path)), "--set", "ppo.minibatch_size=999"]) == 2
     from pathlib import Path
 
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "rllib_ppo.yaml")
-    assert shipped.ray.num_env_runners >= 1 and shipped.league.mix["latest"] > 0
+    assert shipped.rllib.num_env_runners >= 1 and shipped.league.mix["latest"] > 0
 
 
 def test_train_export_reload_and_play(tmp_path, ray_local):
@@ -259,7 +262,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     from dragonstones_env.games.dragonstones.env import LAYOUT_SIGNATURE
 
     assert card["layout"] == LAYOUT_SIGNATURE
-    assert card["config"]["ray"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
+    assert card["config"]["rllib"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
     assert {"vs_heuristic", "vs_random", "copies"} <= set(card["evaluation"])
     assert card["evaluation"]["copies"]["games"] == 2
     assert card["machine"]["ray"] and "git_commit" in card and card["wall_time_s"] > 0
