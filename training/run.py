@@ -1,29 +1,33 @@
 """One run lifecycle for every trainer (issue #50): training/train.py (SB3), training/train_rllib.py
-(RLlib) and training/exploit.py (SB3, one frozen target) write the same run.
+(RLlib) and training/exploit.py (the SB3 run of configs/exploit.yaml: one frozen ``target`` in every
+other seat) are the same run, written once here and driven through a small per-library adapter.
 
 What a run is, whatever library learns:
 
-* its folders: the run state under ``<runs_dir>/<run_name>`` (``config.json``, ``eval.csv``,
-  ``checkpoint/``), its result under ``<out_dir>/<run_name>`` (``card.json`` and the weights);
-  :func:`check_folders` refuses, before anything is written, a new run over an old one (unless
-  ``--overwrite``), ``--resume`` without a checkpoint, and any output inside the shipped
-  checkpoints' folder (training/outputs.py); :func:`open_folders` then makes them;
-* its schedule (:class:`Schedule`): evaluations and checkpoints every so many steps, counted from
-  the step a resumed run starts at;
-* ``eval.csv`` with ONE column set (:data:`EVAL_COLUMNS`; a column a trainer does not measure,
-  such as the SB3 trainer's occasional robustness panel, is left empty);
-* its card (:func:`card`): the keys of :data:`CARD_KEYS` in every trainer's ``card.json``.
+* its folders (:class:`Folders`): the run state under ``<runs_dir>/<run_name>`` (:data:`RUN_FILES`:
+  ``config.json``, ``eval.csv``, ``checkpoint/state.json``), its result under
+  ``<out_dir>/<run_name>`` (:data:`RESULT_FILES`: ``card.json``, ``policy.npz``; the exploiter's
+  two are one folder); :func:`check_folders` refuses, before anything is written, a new run over
+  an old one (unless ``--overwrite``), ``--resume`` without a checkpoint, and any output inside the
+  shipped checkpoints' folder (training/outputs.py); :func:`open_folders` then makes them;
+* its state (:class:`Run`, saved as ``checkpoint/state.json``: steps, wall time, evaluations, what
+  an adapter adds) and its time budget (``time_budget_s``, asked by :meth:`Run.out_of_time`);
+* its schedule (:class:`Schedule`): evaluations, panels and checkpoints every so many steps,
+  counted from the step a resumed run starts at;
+* ``eval.csv`` with ONE column set (:data:`EVAL_COLUMNS`; ``robustness`` empty where no panel ran);
+* the final evaluation and the final panel (:func:`final_evaluation`), then its card
+  (:func:`card`): the keys of :data:`CARD_KEYS` in every trainer's ``card.json``.
 
 A library comes in through an :class:`Adapter` (a trainer's subclass): ``learn(n)`` trains about
 ``n`` more steps and returns the steps done in all, ``policy()`` is the current weights as the
 ``learner(seed=...)`` factory training/evals.py takes, ``save``/``restore`` write and read the
 library's checkpoint in ``checkpoint/``, ``write_policy`` writes the weights and a card in a folder
-(the result, the panel's copy of the weights). :func:`drive` is the lifecycle, written once:
+(the result, the panels' copy of the weights in ``weights/``). :func:`drive` is the lifecycle:
 refuse, make the folders, build the adapter (a run that fails to start leaves no folder), restore
-on ``--resume``, learn in chunks that end where an evaluation, a panel or a checkpoint is due (or at
-the time budget), then the final evaluation, the final panel and the card. The SB3 trainer
-(training/train.py), the RLlib trainer (training/train_rllib.py) and the exploiter (the SB3 trainer
-with a ``target``; training/exploit.py) are adapters and the few checks of their own.
+on ``--resume`` (naming each setting that differs from the run's ``config.json``), learn in chunks
+that end where an evaluation, a panel or a checkpoint is due (or at the time budget), then the
+final evaluation, the final panel, the result and its card. Each trainer's ``main`` reads its
+config, makes the checks of its own and calls :func:`drive` with its adapter.
 """
 
 from __future__ import annotations
