@@ -66,8 +66,8 @@ def test_a_card_holds_the_shared_keys_then_the_trainers_own():
     assert card["training_curve"] == [{"timesteps": 5, "rate": 0.5, "ci95": [0, 1]}]
 
 
-TINY = {"total_timesteps": 512, "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
-        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
+TINY = {"total_timesteps": 512, "progress_bar": False, "checkpoint_every": 256, "ppo": {"net_arch": [32]},
+        "sb3": {"n_envs": 1, "n_steps": 128, "batch_size": 64, "n_epochs": 1},
         "league": {"mix": {"random": 1.0}},
         "eval": {"every": 256, "games": 3, "final_games": 3, "final_panel_games": 0}}
 EXPLOIT = ["--timesteps", "512", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--n-envs", "1",

@@ -271,6 +271,8 @@ class LeagueCallback(BaseCallback):
         self.scheduled_from = t
         self.next_latest = t + cfg.league.latest_every
         self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
+        if cfg.target:  # an exploiter's other seats are its target: no league to refresh or snapshot for
+            self.next_latest = self.next_snapshot = float("inf")
         magnet = cfg.imitate.magnet_every
         self.next_magnet = (t // magnet + 1) * magnet if magnet and self.leash is not None else None
 
@@ -339,8 +341,6 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
     if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
         write_checkpoint(model, run.anchor, cfg, {"steps": 0, "anchor": True}, with_model=False)
     return model
-
-
 
 
 class SB3(lifecycle.Adapter):
