@@ -163,3 +163,25 @@ def test_drive_learns_in_chunks_that_end_where_something_is_due(tmp_path, monkey
     assert [e["timesteps"] for e in run.state["evaluations"]] == [300, 500, 800, 1000]
     assert calls[-1] == ("write", True) and layout(run.folders) == {**EXPECTED, "curve": EXPECTED["curve"],
                                                                      "result": ["card.json"]}
+
+
+def test_learning_in_chunks_trains_the_weights_of_one_unbroken_learn(tmp_path):
+    """The run cuts SB3's learning where an evaluation or a checkpoint is due (model.learn once a chunk):
+    the same rollouts and updates as one learn, so the same weights, however the schedule cuts it."""
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.train import main as train
+
+    weights = []
+    for name, every in (("chunked", 100), ("whole", 10**6)):
+        config = tmp_path / f"{name}.yaml"
+        config.write_text(yaml.safe_dump({
+            **TINY, "total_timesteps": 640, "run_name": name, "checkpoint_every": every,
+            "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "out"),
+            "sb3": {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 1},
+            "league": {"mix": {"latest": 0.5, "random": 0.5}, "latest_every": 100},  # the league's refreshes too
+            "eval": {"every": every, "games": 1, "final_games": 0}}))
+        assert train(["--config", str(config)]) == 0
+        weights.append((tmp_path / "out" / name / "policy.npz").read_bytes())
+    rows = (tmp_path / "runs" / "chunked" / "eval.csv").read_text().splitlines()[1:]
+    assert [int(r.split(",")[0]) for r in rows] == [128, 256, 384, 512, 640]  # at the rollouts' ends
+    assert weights[0] == weights[1]

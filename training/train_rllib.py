@@ -319,7 +319,6 @@ class RLlib(lifecycle.Adapter):
         """RLlib's checkpoint from the private copy whose mark was checked (not ``folder``'s files, which
         may have been swapped since), and the league's snapshots back."""
         self.algo.restore_from_path(str(self.restore_from.resolve()))
-        self.snapshots = lifecycle.Schedule(self.cfg.league.snapshot_every, self.run.state["steps"])
         if self.snapshots_used and self.snapshot_dir.is_dir():
             for folder in sorted(self.snapshot_dir.iterdir())[-self.cfg.league.max_snapshots:]:
                 old = load_policy(folder)  # checked like any checkpoint (its card names the game)
