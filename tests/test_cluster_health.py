@@ -23,7 +23,7 @@ def record(healthy, requested=2, restarted=0, nodes=(("aaa", 1), ("bbb", 1))):
 def test_the_health_share_stops_a_run_below_it_only():
     assert cluster.health_problem(record(2), 1.0) is None
     why = cluster.health_problem(record(1, restarted=1), 1.0)
-    assert why == ("1 of 2 env runners healthy (1 restarts): below ray.min_healthy_share=1 (at least 2 of 2)")
+    assert why == ("1 of 2 env runners healthy (1 restarts): below rllib.min_healthy_share=1 (at least 2 of 2)")
     assert cluster.health_problem(record(1), 0.5) is None
     assert cluster.health_problem(record(0), 0.5) is not None
     assert cluster.health_problem(record(0), 0.0) is None
@@ -53,8 +53,8 @@ def test_the_shipped_code_is_the_package_and_training():
 
 def test_the_config_keys_and_their_bounds():
     cfg = load_config(None)
-    assert cfg.ray.ship_code is True and cfg.ray.min_healthy_share == 1.0
-    assert load_config(None, ["ray.min_healthy_share=0.5"]).ray.min_healthy_share == 0.5
+    assert cfg.rllib.ship_code is True and cfg.rllib.min_healthy_share == 1.0
+    assert load_config(None, ["rllib.min_healthy_share=0.5"]).rllib.min_healthy_share == 0.5
     for bad in ("1.5", "-0.1", "nan"):
-        with pytest.raises(ConfigError, match=r"ray\.min_healthy_share"):
-            load_config(None, [f"ray.min_healthy_share={bad}"])
+        with pytest.raises(ConfigError, match=r"rllib\.min_healthy_share"):
+            load_config(None, [f"rllib.min_healthy_share={bad}"])

@@ -32,10 +32,10 @@ from training.train_rllib import load_config as load_rllib_config
         ("time_budget_s=.nan", "time_budget_s"),
         ("league.mix={heuristic: .inf}", "league.mix.heuristic"),
         ("league.mix={heuristic: .nan, random: 1}", "league.mix.heuristic"),
-        ("device=quantum", "device"),
-        ("device=cuda:x", "device"),
-        ("n_envs=100000", "n_envs"),
-        (f"n_envs={BOUNDS['n_envs'].high + 1}", "n_envs"),
+        ("sb3.device=quantum", "sb3.device"),
+        ("sb3.device=cuda:x", "sb3.device"),
+        ("sb3.n_envs=100000", "sb3.n_envs"),
+        (f"n_envs={BOUNDS['sb3.n_envs'].high + 1}", "sb3.n_envs"),
         ("torch_threads=1000000", "torch_threads"),
         ("torch_threads=0", "torch_threads"),
         ("ppo.net_arch=[100000000]", "ppo.net_arch"),
@@ -45,7 +45,7 @@ from training.train_rllib import load_config as load_rllib_config
         (f"ppo.net_arch={[8] * 17}", "ppo.net_arch"),
         ("total_timesteps=1e12", "total_timesteps"),
         ("total_timesteps=0", "total_timesteps"),
-        ("ppo.n_steps=100000000", "ppo.n_steps"),
+        ("ppo.n_steps=100000000", "sb3.n_steps"),
         ("eval.games=10000000", "eval.games"),
         ("league.max_snapshots=100000", "league.max_snapshots"),
         ("league.pool=[3]", "league.pool"),
@@ -64,9 +64,9 @@ def test_bad_values_name_their_key(override, key):
     [
         ("ppo.learning_rate=.inf", "ppo.learning_rate"),
         ("ppo.net_arch=[100000000]", "ppo.net_arch"),
-        ("ray.num_env_runners=100000", "ray.num_env_runners"),
+        ("ray.num_env_runners=100000", "rllib.num_env_runners"),
         ("torch_threads=1000000", "torch_threads"),
-        ("ppo.vf_clip=.nan", "ppo.vf_clip"),
+        ("rllib.vf_clip=.nan", "rllib.vf_clip"),
     ],
 )
 def test_the_rllib_config_has_the_same_checks(override, key):
@@ -76,7 +76,7 @@ def test_the_rllib_config_has_the_same_checks(override, key):
 
 @pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1", "mps", "auto"])
 def test_known_devices_are_accepted(device):
-    assert load_config("configs/default.yaml", [f"device={device}"]).device == device
+    assert load_config("configs/default.yaml", [f"sb3.device={device}"]).sb3.device == device
 
 
 def test_numbers_written_with_an_exponent_are_numbers():

@@ -6,6 +6,7 @@ checkpoint is promoted with numpy.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,7 @@ def test_a_config_on_a_base_takes_its_keys_and_overrides_some(tmp_path):
     child = _write(tmp_path, "child.yaml", {"base": "sub/parent.yaml", "run_name": "child",
                                             "ppo": {"batch_size": 16}})
     cfg = load_config(child, ["ppo.n_steps=128"])
-    assert (cfg.run_name, cfg.seed, cfg.ppo.n_steps, cfg.ppo.batch_size) == ("child", 3, 128, 16)
+    assert (cfg.run_name, cfg.seed, cfg.sb3.n_steps, cfg.sb3.batch_size) == ("child", 3, 128, 16)
 
 
 def test_a_set_mapping_merges_as_on_a_base():
@@ -186,3 +187,23 @@ def test_promote_refuses_a_folder_that_would_not_load(tmp_path, capsys):
         promote_main([str(bad), str(tmp_path / "dest")])
     assert info.value.code == 2 and "card.json" in capsys.readouterr().err
     assert not (tmp_path / "dest").exists()
+
+
+def test_a_flat_config_of_before_the_sections_loads_each_key_at_its_new_place(tmp_path):
+    flat = _write(tmp_path, "flat.yaml", {"n_envs": 2, "collector": "subproc", "ppo": {"n_steps": 64, "gamma": 0.9},
+                                          "ray": {"num_env_runners": 3}})
+    with pytest.warns(UserWarning, match=r"n_envs is now sb3\.n_envs") as seen:
+        cfg = load_config(flat, ["ppo.batch_size=32", "ray.address=auto"])
+    assert (cfg.sb3.n_envs, cfg.sb3.collector, cfg.sb3.n_steps, cfg.sb3.batch_size) == (2, "subproc", 64, 32)
+    assert (cfg.ppo.gamma, cfg.rllib.num_env_runners, cfg.rllib.address) == (0.9, 3, "auto")
+    assert {str(w.message).split(": ", 1)[1].split(" (")[0] for w in seen} >= {
+        "ppo.n_steps is now sb3.n_steps", "ray.num_env_runners is now rllib.num_env_runners",
+        "ppo.batch_size is now sb3.batch_size", "ray.address is now rllib.address"}
+    both = _write(tmp_path, "both.yaml", {"n_envs": 2, "sb3": {"n_envs": 4}})
+    with pytest.raises(ConfigError, match=r"n_envs and sb3\.n_envs are the same key .*: give sb3\.n_envs only"):
+        load_config(both)
+    # the sectioned layout: each key once, no warning
+    sectioned = _write(tmp_path, "new.yaml", {"sb3": {"n_envs": 2}, "rllib": {"num_env_runners": 3}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_config(sectioned, ["sb3.n_steps=64"]).sb3.n_envs == 2

@@ -125,7 +125,7 @@ def test_14_a_configs_base_stays_in_its_folder_and_is_never_quoted(tmp_path):
     (tmp_path / "cfg" / "sub").mkdir()
     (tmp_path / "cfg" / "sub" / "b.yaml").write_text("n_envs: 2\n")
     config.write_text("base: sub/b.yaml\n")  # below the folder: allowed
-    assert load_config(config).n_envs == 2
+    assert load_config(config).sb3.n_envs == 2
 
 
 # ---------------------------------------------------------------------------- 13. search options
@@ -279,7 +279,7 @@ def test_5_the_exploiter_refuses_the_shipped_folder_and_a_non_empty_out(tmp_path
 
     shipped = _shipped(tmp_path, monkeypatch)
     for out, why in [(shipped / "champion", "inside the shipped checkpoints' folder"),
-                     (write_checkpoint(tmp_path / "mine", seed=1), "exists and is not empty: pass --overwrite")]:
+                     (write_checkpoint(tmp_path / "mine", seed=1), "exists: use --resume to continue it")]:
         before = (out / "policy.npz").read_bytes()
         with pytest.raises(SystemExit) as info:
             exploit(["--out", str(out), "--timesteps", "1"])

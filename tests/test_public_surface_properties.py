@@ -119,7 +119,7 @@ def test_config_documents_build_or_raise_config_error(document):
         cfg = validate(build(Config, copy.deepcopy(document)))
     except ConfigError:
         return
-    assert cfg.n_envs >= 1 and np.isfinite(cfg.ppo.learning_rate)
+    assert cfg.sb3.n_envs >= 1 and np.isfinite(cfg.ppo.learning_rate)
 
 
 def _record() -> list[dict]:

@@ -10,6 +10,7 @@ import yaml
 
 from dragonstones_env.policies.registry import shipped_dir
 from tests.extras import TRAIN, TRAIN_MODULE
+from tests.run_layout import EXPECTED, layout
 from training import run as lifecycle
 from training.config import ConfigError
 
@@ -65,15 +66,16 @@ def test_a_card_holds_the_shared_keys_then_the_trainers_own():
     assert card["training_curve"] == [{"timesteps": 5, "rate": 0.5, "ci95": [0, 1]}]
 
 
-TINY = {"total_timesteps": 512, "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
-        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [32]},
+TINY = {"total_timesteps": 512, "progress_bar": False, "checkpoint_every": 256, "ppo": {"net_arch": [32]},
+        "sb3": {"n_envs": 1, "n_steps": 128, "batch_size": 64, "n_epochs": 1},
         "league": {"mix": {"random": 1.0}},
         "eval": {"every": 256, "games": 3, "final_games": 3, "final_panel_games": 0}}
 EXPLOIT = ["--timesteps", "512", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--n-envs", "1",
            "--net-arch", "32", "--eval-games", "3", "--eval-every", "256"]
 
 
-def test_the_sb3_trainer_and_the_exploiter_write_the_same_run(tmp_path):
+def test_the_sb3_trainer_and_the_exploiter_write_the_same_run(tmp_path, capsys):
+    """Issue #50's "done when" (RLlib's run: tests/rllib/test_rllib.py, against the same layout)."""
     pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
     pytest.importorskip("matplotlib")
     from training.exploit import main as exploit
@@ -82,29 +84,104 @@ def test_the_sb3_trainer_and_the_exploiter_write_the_same_run(tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({**TINY, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "out"),
                                       "run_name": "tiny"}))
+    with_resume = ["--config", str(config), "--resume"]
+    assert train(with_resume) == 2  # nothing to resume
+    assert "--resume: no checkpoint" in capsys.readouterr().err
     assert train(["--config", str(config)]) == 0
     assert train(["--config", str(config)]) == 2  # the run exists: refused
+    assert "exists: use --resume" in capsys.readouterr().err
     ex = tmp_path / "exploiter"
     with pytest.raises(SystemExit, match="2"):  # nothing to resume (the exploiter's errors are argparse's)
         exploit(["--target", "heuristic", "--out", str(ex), "--resume", *EXPLOIT])
+    assert "--resume: no checkpoint" in capsys.readouterr().err
     assert exploit(["--target", "heuristic", "--out", str(ex), *EXPLOIT]) == 0
     with pytest.raises(SystemExit, match="2"):  # the run exists: refused
         exploit(["--target", "heuristic", "--out", str(ex), *EXPLOIT])
+    assert "exists: use --resume" in capsys.readouterr().err
 
-    sb3_card = json.loads((tmp_path / "out" / "tiny" / "card.json").read_text())
+    sb3 = lifecycle.Folders.of(tmp_path / "runs", tmp_path / "out", "tiny")
+    exploiter = lifecycle.Folders.of(tmp_path, tmp_path, "exploiter")  # --out: the run's one folder
+    assert layout(sb3) == layout(exploiter) == EXPECTED
+    sb3_card = json.loads((sb3.out / "card.json").read_text())
     ex_card = json.loads((ex / "card.json").read_text())
-    for card in (sb3_card, ex_card):
-        assert set(lifecycle.CARD_KEYS) <= set(card)
-        assert all(set(p) == {"timesteps", "rate", "ci95"} for p in card["training_curve"])
-    sb3_csv = (tmp_path / "runs" / "tiny" / "eval.csv").read_text().splitlines()
-    ex_csv = (ex / "exploit.csv").read_text().splitlines()
-    assert sb3_csv[0] == ex_csv[0] == lifecycle.EVAL_HEADER.strip()
-    assert {row.count(",") for row in sb3_csv + ex_csv} == {len(lifecycle.EVAL_COLUMNS) - 1}
-    # the result folders hold the same files (the exploiter adds its curve's own)
-    sb3_files = {p.name for p in (tmp_path / "out" / "tiny").iterdir()}
-    ex_files = {p.name for p in ex.iterdir()}
-    assert sb3_files <= ex_files and ex_files - sb3_files <= {"exploit.json", "exploit.csv", "curve.png", "checkpoint"}
-    # both resume from their checkpoint
-    assert train(["--config", str(config), "--resume", "--set", "total_timesteps=768"]) == 0
+    assert set(sb3_card["evaluation"]) == {"vs_heuristic", "vs_random", "copies"}
+    assert set(ex_card["evaluation"]) == {"vs_heuristic"} and ex_card["exploiter_of"] == "heuristic"
+    rows = sb3.eval_csv.read_text().splitlines() + exploiter.eval_csv.read_text().splitlines()
+    assert {row.count(",") for row in rows} == {len(lifecycle.EVAL_COLUMNS) - 1}
+    assert (ex / "exploit.csv").read_text().splitlines()[0] == lifecycle.EVAL_HEADER.strip()
+    # both resume from their checkpoint, and both overwrite on --overwrite
+    assert train([*with_resume, "--set", "total_timesteps=768"]) == 0
+    assert "resuming tiny at 512 steps" in capsys.readouterr().out
     assert exploit(["--target", "heuristic", "--out", str(ex), "--resume", *EXPLOIT[:1], "768", *EXPLOIT[2:]]) == 0
-    assert json.loads((ex / "card.json").read_text())["steps"] >= 768
+    assert "resuming exploiter at 512 steps" in capsys.readouterr().out
+    assert json.loads((sb3.out / "card.json").read_text())["steps"] == 768
+    assert json.loads((ex / "card.json").read_text())["steps"] == 768
+    assert train(["--config", str(config), "--overwrite"]) == 0
+    assert exploit(["--target", "heuristic", "--out", str(ex), "--overwrite", *EXPLOIT]) == 0
+    assert json.loads((sb3.out / "card.json").read_text())["steps"] == 512
+    assert json.loads((ex / "card.json").read_text())["steps"] == 512
+    assert layout(sb3) == layout(exploiter) == EXPECTED
+
+
+class Counting(lifecycle.Adapter):
+    """A library that learns 100 steps an iteration and remembers what the run asked of it."""
+
+    def __init__(self, run):
+        self.run, self.calls = run, []
+
+    def learn(self, n):
+        self.calls.append(("learn", n))
+        return self.run.state["steps"] + -(-n // 100) * 100
+
+    def policy(self):
+        return lambda seed: None
+
+    def save(self, folder):
+        self.calls.append(("save", self.run.state["steps"]))
+
+    def write_policy(self, folder, card, final=False):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "card.json").write_text(json.dumps(card))
+        self.calls.append(("write", final))
+        return folder
+
+
+def test_drive_learns_in_chunks_that_end_where_something_is_due(tmp_path, monkeypatch):
+    from training import evals
+    from training.config import RunConfig, build
+
+    monkeypatch.setattr(evals, "against_bots", lambda *a, **k: {"rate": 0.5, "ci95": (0.0, 1.0)})
+    cfg = build(RunConfig, {"total_timesteps": 1000, "checkpoint_every": 400, "runs_dir": str(tmp_path / "r"),
+                            "out_dir": str(tmp_path / "o"), "run_name": "c",
+                            "eval": {"every": 250, "final_games": 0}})
+    made = []
+    run = lifecycle.drive(cfg, lambda r: made.append(Counting(r)) or made[-1])
+    calls = made[0].calls
+    # chunks end at the next evaluation (250) or checkpoint (400), each crossed once by whole iterations
+    assert [n for kind, n in calls if kind == "learn"] == [250, 100, 100, 250, 200]
+    assert [n for kind, n in calls if kind == "save"] == [400, 800, 1000]
+    assert [e["timesteps"] for e in run.state["evaluations"]] == [300, 500, 800, 1000]
+    assert calls[-1] == ("write", True) and layout(run.folders) == {**EXPECTED, "curve": EXPECTED["curve"],
+                                                                     "result": ["card.json"]}
+
+
+def test_learning_in_chunks_trains_the_weights_of_one_unbroken_learn(tmp_path):
+    """The run cuts SB3's learning where an evaluation or a checkpoint is due (model.learn once a chunk):
+    the same rollouts and updates as one learn, so the same weights, however the schedule cuts it."""
+    pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+    from training.train import main as train
+
+    weights = []
+    for name, every in (("chunked", 100), ("whole", 10**6)):
+        config = tmp_path / f"{name}.yaml"
+        config.write_text(yaml.safe_dump({
+            **TINY, "total_timesteps": 640, "run_name": name, "checkpoint_every": every,
+            "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "out"),
+            "sb3": {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 1},
+            "league": {"mix": {"latest": 0.5, "random": 0.5}, "latest_every": 100},  # the league's refreshes too
+            "eval": {"every": every, "games": 1, "final_games": 0}}))
+        assert train(["--config", str(config)]) == 0
+        weights.append((tmp_path / "out" / name / "policy.npz").read_bytes())
+    rows = (tmp_path / "runs" / "chunked" / "eval.csv").read_text().splitlines()[1:]
+    assert [int(r.split(",")[0]) for r in rows] == [128, 256, 384, 512, 640]  # at the rollouts' ends
+    assert weights[0] == weights[1]

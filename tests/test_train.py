@@ -217,14 +217,14 @@ def test_drachenschatten_trains_through_the_config(tmp_path):
     [
         ("learning_rat=0.1", r"unknown key.*'learning_rat'"),
         ("ppo.learning_rat=0.1", r"unknown key.*'ppo\.learning_rat'"),
-        ("ppo.n_epochs=two", r"ppo\.n_epochs: expected int"),
+        ("sb3.n_epochs=two", r"sb3\.n_epochs: expected int"),
         ("ppo.gamma=1.5", r"ppo\.gamma"),
         ("num_players=7", r"num_players: must be an integer in \[2, 6\], got 7"),  # the bounds table
         ("num_players=2", r"num_players must be an integer from 3 to 6 for Fist of Dragonstones, got 2"),  # the game's
         ("num_players=[3, 9]", r"num_players"),
         ("league.mix={snapshot: -1}", r"league\.mix"),
         ("league.mix={champions: 1}", r"league\.mix"),
-        ("n_envs=0", r"n_envs"),
+        ("sb3.n_envs=0", r"sb3\.n_envs"),
         ("eval.players=2", r"eval\.players must be an integer from 3 to 6"),
         ("game=chess", r"game"),
         ("total_timesteps=true", r"total_timesteps"),

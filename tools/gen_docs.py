@@ -47,8 +47,8 @@ def input_sections() -> dict[str, str]:
     files = ["| file | read up to |", "|---|---|"] + [f"| {kind} | {size:,} bytes |"
                                                    for kind, size in bounds.FILE_BYTES.items()]
     return {"bounds-shared": bounds_table(dict(bounds.BOUNDS)),
-            "bounds-training": bounds_table(dict(TRAINING), set(bounds.BOUNDS)),
-            "bounds-rllib": bounds_table(RLLIB_BOUNDS, set(TRAINING)),
+            "bounds-training": bounds_table(dict(TRAINING), set(bounds.BOUNDS) | set(RLLIB_BOUNDS)),
+            "bounds-rllib": bounds_table(RLLIB_BOUNDS),
             "file-limits": "\n".join(files)}
 
 

@@ -38,7 +38,7 @@ from . import start
 from .config import Config, load_config, make_league
 from .train import LeagueCallback, RunFolders, make_venv, new_model, refresh_latest
 
-TODAY = ["collector=subproc", "n_envs=2", "workers=1", "ppo.n_steps=1024", "ppo.batch_size=256"]
+TODAY = ["sb3.collector=subproc", "sb3.n_envs=2", "sb3.workers=1", "sb3.n_steps=1024", "sb3.batch_size=256"]
 
 
 class PhaseTimer(BaseCallback):
@@ -68,7 +68,7 @@ def bench(cfg: Config, steps: int, label: str) -> dict[str, Any]:
     threadpool_limits(cfg.torch_threads)
     venv = make_venv(cfg, make_league(cfg, run.root))
     try:
-        model = new_model(venv, cfg.ppo, cfg.seed, cfg.device)
+        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device)
         if cfg.start:
             start.apply_start(model, start.read_start(cfg.start, cfg.env_name))
         refresh_latest(model, run, 0, cfg)
@@ -77,16 +77,16 @@ def bench(cfg: Config, steps: int, label: str) -> dict[str, Any]:
         started = time.perf_counter()
         model.learn(steps, callback=CallbackList([LeagueCallback(cfg, run, state), timer]), progress_bar=False)
         wall = time.perf_counter() - started
-        timers = venv.get_attr("timers")[0] if cfg.collector == "batched" else {}
+        timers = venv.get_attr("timers")[0] if cfg.sb3.collector == "batched" else {}
     finally:
         venv.close()
-    row = {"label": label, "collector": cfg.collector, "tables": cfg.n_envs, "workers": cfg.workers,
+    row = {"label": label, "collector": cfg.sb3.collector, "tables": cfg.sb3.n_envs, "workers": cfg.sb3.workers,
            "steps": int(model.num_timesteps), "wall_s": wall, "steps_per_s": model.num_timesteps / wall,
            "collect_s": timer.collect, "update_s": wall - timer.collect}
     if timers:
         # the tables of all workers, summed: divided by the workers for the wall time they took
-        row["tables_s"] = timers["step_s"] / cfg.workers
-        row["opponents_s"] = timers["opponents_s"] / cfg.workers
+        row["tables_s"] = timers["step_s"] / cfg.sb3.workers
+        row["opponents_s"] = timers["opponents_s"] / cfg.sb3.workers
         row["learner_s"] = max(0.0, timer.collect - row["tables_s"])
     return row
 
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--steps and --workers must be >= 1")
     rows = [bench(load_config(args.config, [*args.set, *TODAY]), args.steps, "today")]
     for workers in args.workers:
-        cfg = load_config(args.config, [*args.set, "collector=batched", f"workers={workers}"])
+        cfg = load_config(args.config, [*args.set, "sb3.collector=batched", f"sb3.workers={workers}"])
         rows.append(bench(cfg, args.steps, f"batched-{workers}w"))
     print(table(rows))
     return 0

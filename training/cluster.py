@@ -4,7 +4,7 @@ every node can import it, and the env runners' health after each training iterat
 RLlib takes a failed env runner out of service and goes on with the others (a run that lost a node
 used to finish with exit 0 on half its runners). Here each iteration's record says how many runners
 were requested, how many are healthy, how many Ray restarted and on which nodes they run; below
-``ray.min_healthy_share`` of the requested runners the run stops (:func:`health_problem`),
+``rllib.min_healthy_share`` of the requested runners the run stops (:func:`health_problem`),
 its last checkpoint left as it was for ``--resume`` (exit 3). See docs/rllib.md, "On a Ray cluster".
 """
 
@@ -68,7 +68,7 @@ def check_imports(imports: tuple[str, ...] = RUNNER_IMPORTS) -> list[dict[str, s
     if failures:
         raise ClusterError("cannot import the env runners' code (" + ", ".join(imports) + ") on "
                            + "; ".join(failures) + ". Install this package there (the same version) or set "
-                           "ray.ship_code: true to upload it")
+                           "rllib.ship_code: true to upload it")
     return checked
 
 
@@ -99,7 +99,7 @@ def health_problem(record: dict[str, Any], min_share: float) -> str | None:
     requested, healthy = record["requested"], record["healthy"]
     if requested and healthy < min_share * requested - 1e-9:
         return (f"{healthy} of {requested} env runners healthy ({record['restarted']} restarts): below "
-                f"ray.min_healthy_share={min_share:g} (at least {min_share * requested:g} of {requested})")
+                f"rllib.min_healthy_share={min_share:g} (at least {min_share * requested:g} of {requested})")
     return None
 
 

@@ -30,6 +30,7 @@ import itertools
 import re
 import types
 import typing
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,9 +61,9 @@ BOUNDS: Mapping[str, Bound] = {
     "total_timesteps": Bound(int, 1, _STEPS, "about a year of training at 3,000 steps/s"),
     "time_budget_s": Bound(float, 0.0, 1e8, "about three years of wall time; 0: no budget"),
     "checkpoint_every": Bound(int, 1, _STEPS, "timesteps between checkpoints"),
-    "n_envs": Bound(int, 1, 1024, "tables played at once: a batched table is a few MB; with collector: subproc "
+    "sb3.n_envs": Bound(int, 1, 1024, "tables played at once: a batched table is a few MB; with collector: subproc "
                                   "each is a process (240 MB resident, measured), so at most 32 there"),
-    "workers": Bound(int, 1, 32, "processes of the batched collector (at most n_envs)"),
+    "sb3.workers": Bound(int, 1, 32, "processes of the batched collector (at most n_envs)"),
     "torch_threads": Bound(int, 1, 64, "more threads than any machine here has cores"),
     "ppo.learning_rate": Bound(float, 0.0, 1.0, "Adam's step size", open_low=True),
     "ppo.gamma": Bound(float, 0.0, 1.0, "the discount", open_low=True),
@@ -72,9 +73,9 @@ BOUNDS: Mapping[str, Bound] = {
     "ppo.vf_coef": Bound(float, 0.0, 10.0, "the value loss's weight"),
     "ppo.max_grad_norm": Bound(float, 0.0, 1000.0, "the gradient clip", open_low=True),
     "ppo.net_arch[]": Bound(int, 1, 8192, "a hidden layer's width"),
-    "ppo.n_steps": Bound(int, 2, 10**7, "steps per environment per update (and the rollout buffer's budget)"),
-    "ppo.batch_size": Bound(int, 1, 10**7, "at most n_steps x n_envs"),
-    "ppo.n_epochs": Bound(int, 1, 1000, "passes over each rollout"),
+    "sb3.n_steps": Bound(int, 2, 10**7, "steps per environment per update (and the rollout buffer's budget)"),
+    "sb3.batch_size": Bound(int, 1, 10**7, "at most n_steps x n_envs"),
+    "sb3.n_epochs": Bound(int, 1, 1000, "passes over each rollout"),
     "league.mix.*": Bound(float, 0.0, 1e6, "relative weights of the kinds of opponents"),
     "league.table": Bound(float, 0.0, 1.0, "a share of the episodes"),
     "league.mixed": Bound(float, 0.0, 1.0, "a share of the episodes (table + mixed <= 1)"),
@@ -94,11 +95,26 @@ BOUNDS: Mapping[str, Bound] = {
     "imitate.magnet_every": Bound(int, 0, _STEPS, "timesteps between moves of the leash to the learner (0: never)"),
     "eval.every": Bound(int, 1, _STEPS, "timesteps between evaluations"),
     "eval.games": bounds.BOUNDS["games"],
+    "eval.seed": bounds.BOUNDS["seed"],
     "eval.players": bounds.BOUNDS["players"],  # then the game's own table sizes
     "eval.final_games": Bound(int, 0, 10**6, "games of the final evaluation (0: none)"),
     "eval.panel_every": Bound(int, 0, _STEPS, "timesteps between panels (0: none)"),
     "eval.panel_games": bounds.BOUNDS["games"],
     "eval.final_panel_games": Bound(int, 0, 10**6, "games per mix of the final panel (0: none)"),
+    # the RLlib trainer's section (training/train_rllib.py)
+    "rllib.num_env_runners": Bound(int, 0, 1024, "EnvRunner actors, one process each (0: the driver)"),
+    "rllib.num_envs_per_env_runner": Bound(int, 1, 64, "games stepped together in one EnvRunner"),
+    "rllib.num_cpus_per_env_runner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each EnvRunner"),
+    "rllib.rollout_fragment_length": Bound(int, 1, 10**6, "env steps per EnvRunner per sample call"),
+    "rllib.sample_timeout_s": Bound(float, 0.0, 86_400.0, "a day", open_low=True),
+    "rllib.min_healthy_share": Bound(float, 0.0, 1.0, "share of the env runners that must stay healthy"),
+    "rllib.num_learners": Bound(int, 0, 16, "Learner actors (one per GPU)"),
+    "rllib.num_cpus_per_learner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each Learner"),
+    "rllib.num_gpus_per_learner": Bound(float, 0.0, 16.0, "GPUs Ray reserves for each Learner"),
+    "rllib.train_batch_size": Bound(int, 2, 10**7, "env steps per update"),
+    "rllib.minibatch_size": Bound(int, 1, 10**7, "at most train_batch_size"),
+    "rllib.num_epochs": Bound(int, 1, 1000, "passes over each batch"),
+    "rllib.vf_clip": Bound(float, 0.0, 1e6, "RLlib's vf_clip_param", open_low=True),
 }
 NET_ARCH_LAYERS = 16
 NET_ARCH_HIDDEN_PARAMETERS = 20_000_000  # weights between hidden layers (the rest is in/out): 80 MB as float32
@@ -163,8 +179,8 @@ ENV_NAMES: Mapping[str, str] = ByGame(lambda spec: spec.name)
 
 @dataclass
 class PPOCommon:
-    """The PPO hyperparameters both trainers share (SB3's :class:`PPO`, RLlib's ``RLlibPPOConfig``),
-    written once; each trainer's section adds the keys of its own library."""
+    """The PPO hyperparameters both trainers share: the config's ``ppo`` section, written once; each
+    library's section adds its own (``sb3``: :class:`SB3PPO`; ``rllib``: :class:`RLlibSection`)."""
 
     learning_rate: float = 3e-4
     gamma: float = 0.995
@@ -177,13 +193,56 @@ class PPOCommon:
 
 
 @dataclass
-class PPO(PPOCommon):
-    """Stable-Baselines3's MaskablePPO: the ``ppo`` section of configs/default.yaml."""
+class SB3PPO:
+    """MaskablePPO's own hyperparameters (in the ``sb3`` section)."""
 
     # per table, per update: with the batched collector's 64 tables, 8,192 decisions a rollout
     n_steps: int = 128
     batch_size: int = 128  # fits one table's rollout; configs of many tables raise it (default.yaml: 1024)
     n_epochs: int = 4
+
+
+@dataclass
+class PPO(PPOCommon, SB3PPO):
+    """Every hyperparameter of Stable-Baselines3's MaskablePPO: the config's ``ppo`` section and the
+    ``sb3`` section's (:meth:`Config.sb3_ppo`); what training.train.new_model takes."""
+
+
+@dataclass
+class SB3Section(SB3PPO):
+    """The ``sb3:`` section: the keys only the SB3 trainer (training/train.py) reads. The tables
+    played at once (training/envs.py): "batched" plays n_envs tables in lockstep in `workers`
+    processes, each opponent deciding for all its seats at once (training/collector.py); "subproc"
+    gives each of the n_envs tables a process of its own (SB3's SubprocVecEnv)."""
+
+    collector: str = "batched"
+    n_envs: int = 64
+    workers: int = 1
+    device: str = "cpu"
+
+
+@dataclass
+class RLlibSection:
+    """The ``rllib:`` section: the keys only the RLlib trainer (training/train_rllib.py) reads:
+    where and how Ray runs, and RLlib PPO's own hyperparameters (docs/rllib.md)."""
+
+    address: str | None = None  # None: start Ray here; "auto": join this node's cluster; "ray://host:10001"
+    num_env_runners: int = 2  # EnvRunner actors sampling in parallel (0: sample in the driver)
+    num_envs_per_env_runner: int = 4  # games stepped together in each EnvRunner (one batched forward pass)
+    num_cpus_per_env_runner: float = 1.0
+    rollout_fragment_length: int | str = "auto"  # env steps per EnvRunner per sample call; auto: batch / runners
+    sample_timeout_s: float = 120.0
+    num_learners: int = 0  # 0: learn in the driver; >= 1: Learner actors (data-parallel, one per GPU)
+    num_cpus_per_learner: float = 1.0
+    num_gpus_per_learner: float = 0.0
+    ship_code: bool = True  # with an address: upload dragonstones_env/ and training/ to the nodes (runtime_env)
+    min_healthy_share: float = 1.0  # the least share of the env runners healthy after an iteration; below: stop
+    train_batch_size: int = 2048  # env steps per update (per Learner)
+    minibatch_size: int = 256
+    num_epochs: int = 4
+    vf_clip: float = 10.0  # RLlib's vf_clip_param (returns here are within [-1, 1])
+    use_kl_loss: bool = False  # RLlib's adaptive KL penalty on top of clipping (SB3's PPO has none)
+    activation: str = "tanh"  # or "relu"
 
 
 @dataclass
@@ -255,6 +314,10 @@ class EvalConfig:
     panel_every: int = 0  # timesteps between panels during training (0: none)
     panel_games: int = 12  # games per mix of those panels
     final_panel_games: int = 0  # games per mix of the panel at the end (0: none); in the card and printed
+    at_start: bool = False  # also evaluate the untrained learner, where a curve starts (the exploiter's)
+    # the seed of every evaluation's games against the bots, the same deals at every step; None: the
+    # evaluation at step t plays stream_seed(SHARED, "eval", t)'s and the final one its own (training/run.py)
+    seed: int | None = None
 
 
 @dataclass
@@ -273,9 +336,14 @@ class RunConfig:
     characters: str | None = None  # Dragonstones: custom characters file (docs/custom-characters.md)
     exclude: list[str] = field(default_factory=list)  # Dragonstones: standard specials left out
     total_timesteps: int = 200_000
+    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
     seed: int = 0
     torch_threads: int = 1
     checkpoint_every: int = 50_000
+    # An exploiter's target (configs/exploit.yaml): a policy spec seated in every other seat of every
+    # table, and the one the evaluations play; "" (a training run): the league and the rule-based bot
+    target: str = ""
+    progress_bar: bool = True  # bars of training and of the final evaluation (on a terminal)
     runs_dir: str = "runs"  # logs, checkpoints, snapshots
     out_dir: str = "runs/policies"  # the result: <out_dir>/<run_name>/ (python -m training.promote ships it)
     league: LeagueConfig = field(default_factory=LeagueConfig)  # one league section for both trainers
@@ -319,20 +387,39 @@ class RunConfig:
 
 @dataclass
 class Config(RunConfig):
-    time_budget_s: float = 0.0  # > 0: stop training after this much wall time (whatever the timesteps)
+    """One schema for both trainers: the shared keys (:class:`RunConfig`, ``ppo``'s shared
+    hyperparameters, ``start``, ``imitate``), then each library's own in its section (``sb3:``,
+    ``rllib:``); a trainer reads its section and leaves the other's. The SB3 trainer's ``start``,
+    ``imitate`` and ``target`` are refused by the RLlib trainer when set."""
+
     # A checkpoint folder whose actor (policy.npz) and critic (value.npz) a new run starts from,
     # read without unpickling (training/start.py); "" starts from random weights or imitate.teacher
     start: str = ""
-    # The tables played at once (training/envs.py): "batched" plays n_envs tables in lockstep in
-    # `workers` processes, each opponent deciding for all its seats at once (training/collector.py);
-    # "subproc" gives each of the n_envs tables a process of its own (SB3's SubprocVecEnv).
-    collector: str = "batched"
-    n_envs: int = 64
-    workers: int = 1
-    device: str = "cpu"
-    progress_bar: bool = True
-    ppo: PPO = field(default_factory=PPO)
+    ppo: PPOCommon = field(default_factory=PPOCommon)
     imitate: ImitateConfig = field(default_factory=ImitateConfig)
+    sb3: SB3Section = field(default_factory=SB3Section)
+    rllib: RLlibSection = field(default_factory=RLlibSection)
+
+    def sb3_ppo(self) -> PPO:
+        """MaskablePPO's hyperparameters: the shared ``ppo`` section and the ``sb3`` section's own."""
+        own = {f.name: getattr(self.sb3, f.name) for f in dataclasses.fields(SB3PPO)}
+        return PPO(**dataclasses.asdict(self.ppo), **own)
+
+
+# Where each key of the flat configs before the sb3/rllib sections went: such a file (or --set)
+# still loads, each old key read at its new place with a warning naming both (docs/training.md).
+MOVED: Mapping[str, str] = {
+    **{k: f"sb3.{k}" for k in ("collector", "n_envs", "workers", "device")},
+    **{f"ppo.{f.name}": f"sb3.{f.name}" for f in dataclasses.fields(SB3PPO)},
+    **{f"ray.{f.name}": f"rllib.{f.name}" for f in dataclasses.fields(RLlibSection)
+       if f.name not in ("train_batch_size", "minibatch_size", "num_epochs", "vf_clip", "use_kl_loss", "activation")},
+    **{f"ppo.{k}": f"rllib.{k}" for k in ("train_batch_size", "minibatch_size", "num_epochs", "vf_clip",
+                                          "use_kl_loss", "activation")},
+}
+
+
+class MovedKeyWarning(UserWarning):
+    """A config key of the flat layout, read at its place in the sb3/rllib sections."""
 
 
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
@@ -469,30 +556,40 @@ def rollout_bytes(n_steps: int, n_envs: int, spec: GameSpec) -> int:
     return n_steps * n_envs * (spec.raw_env.OBS_SIZE + spec.raw_env.NUM_ACTIONS) * 4
 
 
-def validate_ppo(p: PPO, n_envs: int, spec: GameSpec, key: str = "ppo") -> None:
-    """A ``ppo`` section beyond its bounds: the batch within the rollout, the rollout within memory."""
-    need(p.batch_size <= p.n_steps * n_envs, f"{key}.batch_size", "must be 1..n_steps * n_envs")
+def validate_ppo(p: PPO, n_envs: int, spec: GameSpec) -> None:
+    """MaskablePPO's settings beyond their bounds: the batch within the rollout, the rollout within memory."""
+    need(p.batch_size <= p.n_steps * n_envs, "sb3.batch_size", "must be 1..n_steps * n_envs")
     size = rollout_bytes(p.n_steps, n_envs, spec)
-    need(size <= ROLLOUT_BYTES, f"{key}.n_steps",
+    need(size <= ROLLOUT_BYTES, "sb3.n_steps",
          f"n_steps x n_envs = {p.n_steps * n_envs} rows of {spec.title}'s observations and masks is "
          f"{size / GiB:.1f} GiB of rollout buffer; at most {ROLLOUT_BYTES // GiB} GiB")
-    validate_net_arch(p.net_arch, f"{key}.net_arch")
+    validate_net_arch(p.net_arch, "ppo.net_arch")
+
+
+def validate_shared(cfg: Config) -> None:
+    """What both trainers check: every number within its bound (both sections'), the run's keys, the
+    league and the evaluations."""
+    check_bounds(cfg)
+    validate_run(cfg)
+    validate_net_arch(cfg.ppo.net_arch, "ppo.net_arch")
+    validate_league(cfg.league, KINDS)
+    validate_eval(cfg.eval, cfg.spec)
 
 
 def validate(cfg: Config) -> Config:
-    check_bounds(cfg)
-    validate_run(cfg)
-    need(cfg.collector in COLLECTORS, "collector", f"must be one of {list(COLLECTORS)}")
-    need(cfg.collector == "batched" or cfg.n_envs <= SUBPROC_TABLES, "n_envs",
+    """A config as the SB3 trainer (and the exploiter) runs it: the shared checks and the ``sb3`` section's."""
+    validate_shared(cfg)
+    sb = cfg.sb3
+    need(sb.collector in COLLECTORS, "sb3.collector", f"must be one of {list(COLLECTORS)}")
+    need(sb.collector == "batched" or sb.n_envs <= SUBPROC_TABLES, "sb3.n_envs",
          f"must be 1..{SUBPROC_TABLES} with collector: subproc (a process per table)")
-    need(cfg.workers <= cfg.n_envs, "workers", "must be 1..n_envs (each process plays some tables)")
-    need(cfg.workers == 1 or cfg.collector == "batched", "workers", "is the batched collector's (collector: batched)")
-    need(DEVICE.fullmatch(cfg.device) is not None, "device", "must be cpu, cuda, cuda:N, mps or auto")
+    need(sb.workers <= sb.n_envs, "sb3.workers", "must be 1..n_envs (each process plays some tables)")
+    need(sb.workers == 1 or sb.collector == "batched", "sb3.workers",
+         "is the batched collector's (collector: batched)")
+    need(DEVICE.fullmatch(sb.device) is not None, "sb3.device", "must be cpu, cuda, cuda:N, mps or auto")
     check_path("start", cfg.start, empty_ok=True)
-    validate_ppo(cfg.ppo, cfg.n_envs, cfg.spec)
-    validate_league(cfg.league, KINDS)
+    validate_ppo(cfg.sb3_ppo(), sb.n_envs, cfg.spec)
     validate_imitate(cfg.imitate)
-    validate_eval(cfg.eval, cfg.spec)
     return cfg
 
 
@@ -505,19 +602,21 @@ def make_league(cfg: RunConfig, run_dir: str | Path) -> League:
 
 def check_sources(cfg: Config) -> None:
     """The checks that load what the config names, before a run folder exists: the league's fixed
-    seats (its pool and zoo) and the imitation teacher and its opponents (a ConfigError naming them).
+    seats (its pool and zoo), the imitation teacher and its opponents, and an exploiter's ``target``
+    (a ConfigError naming them).
     The start's weights are read and checked by training/start.py."""
     try:
         make_league(cfg, Path(cfg.runs_dir) / cfg.run_name).check()
     except (PolicyError, ValueError) as err:
         raise ConfigError(f"league.pool: {err}") from None
-    for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents]):
+    named = [("imitate", spec) for spec in filter(None, [cfg.imitate.teacher, *cfg.imitate.opponents])]
+    for key, spec in [*named, *([("target", cfg.target)] if cfg.target else [])]:
         try:
             game = load_policy(spec).game
         except PolicyError as err:
-            raise ConfigError(f"imitate: {err}") from None
+            raise ConfigError(f"{key}: {err}") from None
         if game is not None and not same_game(game, cfg.env_name):
-            raise ConfigError(f"imitate: {spec!r} plays {game}, not {cfg.env_name}")
+            raise ConfigError(f"{key}: {spec!r} plays {game}, not {cfg.env_name}")
     if cfg.imitate.target == "visits" and not isinstance(load_policy(cfg.imitate.teacher or "random"), SearchPolicy):
         raise ConfigError(f"imitate.target: visits needs a search teacher (ismcts:...) that reports its root visits; "
                           f"imitate.teacher is {cfg.imitate.teacher!r}: use imitate.target=action")
@@ -560,6 +659,7 @@ def read_file(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ConfigError(f"config {path}: expected a mapping of keys, got {type(data).__name__}")
+    data = move_keys(data, f"config {path}")
     if "base" not in data:
         return data
     base = data.pop("base")
@@ -587,11 +687,49 @@ def base_file(path: Path, base: str) -> Path:
     return base_path
 
 
+def moved_key(key: str, where: str) -> str:
+    """A dotted key at its place in the sectioned layout (:data:`MOVED`; the whole ``ray`` section is
+    ``rllib`` now), with a warning naming both; any other key as it is."""
+    new = MOVED.get(key) or (f"rllib.{key.split('.', 1)[1]}" if key.startswith("ray.") else None)
+    if new is None:
+        return key
+    warnings.warn(f"{where}: {key} is now {new} (read as {new}; docs/training.md, \"One schema\")", MovedKeyWarning,
+                  stacklevel=3)
+    return new
+
+
+def move_keys(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """A config mapping of the flat layout in the sectioned one (:func:`moved_key`); a key given at
+    both places is a ConfigError naming both."""
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in data.items()}
+    flat_keys = [k for k in MOVED if "." not in k] + [f"{s}.{k}" for s in ("ppo", "ray")
+                                                      if isinstance(data.get(s), dict) for k in data[s]]
+    for key in flat_keys:
+        section, _, name = key.rpartition(".")
+        node = out.get(section) if section else out
+        if not isinstance(node, dict) or name not in node or moved_key(key, where) == key:
+            continue
+        value = node.pop(name)
+        new_section, new_name = MOVED.get(key, f"rllib.{name}").split(".")
+        target = out.setdefault(new_section, {})
+        if not isinstance(target, dict) or new_name in target:
+            raise ConfigError(f"{where}: {key} and {new_section}.{new_name} are the same key (its place now): "
+                              f"give {new_section}.{new_name} only")
+        target[new_name] = value
+    if out.get("ray") == {}:  # emptied: its keys are rllib's
+        del out["ray"]
+    return out
+
+
 def read_config(path: str | Path | None, overrides: Sequence[str] = ()) -> dict[str, Any]:
-    """The raw mapping of a YAML file (or {}) on top of its ``base`` chain, with ``key=value`` overrides applied."""
+    """The raw mapping of a YAML file (or {}) on top of its ``base`` chain, with ``key=value`` overrides
+    applied; keys of the flat layout before the sb3/rllib sections are read at their new place."""
     data: dict[str, Any] = {} if path is None else read_file(Path(path))
     for text in overrides:
         keys, value = parse_override(text)
+        keys = moved_key(".".join(keys), f"--set {text!r}").split(".")
+        if keys[0] == "ray":  # --set 'ray={...}': the section, now rllib's
+            keys[0] = "rllib"
         node = data
         for k in keys[:-1]:
             node = node.setdefault(k, {})

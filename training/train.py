@@ -14,22 +14,25 @@ The config's ``start`` (training/start.py) starts a new run from a checkpoint fo
 critic read as numpy arrays instead: nothing is unpickled (``make train`` starts so from a clone).
 
 Read top to bottom: the model's recipes (new, fine-tuned, cloned from a teacher), the run's
-folders, the callback that adds the learner's weights and snapshots to the league, evaluates,
-charges the leash to the start (``imitate.anchor_kl``, training/anchor.py) and saves checkpoints;
-then ``main``: load and check the config, build the league and the vectorised environments,
-build (or resume) the model, train, write the result and its card. Every hyperparameter is in
-training/config.py, with its default; the checks that need more than the keys (the league's
-pool, the teacher, the start's weights) are config.check_sources and start.read_start.
+folders, the callback that adds the learner's weights and snapshots to the league, charges the
+leash to the start (``imitate.anchor_kl``, training/anchor.py) and stops at the time budget; the
+run's adapter :class:`SB3` (training/run.py's ``Adapter``: the vectorised tables with the league,
+or a ``target`` in every other seat, the model, ``learn``, ``save``/``restore``, the weights
+written); then ``main``: load and check the config and the command, and ``run.drive`` the run
+(folders, schedules, evaluations, checkpoints, final evaluation and panel, the card). Every
+hyperparameter is in training/config.py, with its default; the checks that need more than the
+keys (the league's pool, the teacher, the target, the start's weights) are config.check_sources
+and start.read_start.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -41,10 +44,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import obs_as_tensor
 from threadpoolctl import threadpool_limits
 
-from dragonstones_env.bounds import read_text_limited
-from dragonstones_env.core.seeding import SHARED, stream_seed
-from dragonstones_env.evaluation import panel, panel_opponents, robustness, worst_mix
-from dragonstones_env.play.arena import copies_summary
+from dragonstones_env.core.seeding import stream_seed
 from dragonstones_env.policies import PolicyError, marks, zoo
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, load_checkpoint, save_checkpoint, save_model
 from training.league import FolderVersions, publish_latest
@@ -61,7 +61,6 @@ from .imitate import (
     save_demonstrations,
     saved_identity,
 )
-from .provenance import git_commit, machine
 
 
 def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict[str, Any]:
@@ -75,8 +74,8 @@ def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict
 
 def make_venv(cfg: Config, opponents: Any) -> Any:
     """The config's tables (``collector``, ``n_envs``, ``workers``; training/envs.py), ``opponents`` seated."""
-    return envs.make_vec_env(cfg.gym_id, n_envs=cfg.n_envs, seed=cfg.seed, subproc=cfg.n_envs > 1,
-                             collector=cfg.collector, workers=cfg.workers, **env_kwargs(cfg, opponents))
+    return envs.make_vec_env(cfg.gym_id, n_envs=cfg.sb3.n_envs, seed=cfg.seed, subproc=cfg.sb3.n_envs > 1,
+                             collector=cfg.sb3.collector, workers=cfg.sb3.workers, **env_kwargs(cfg, opponents))
 
 
 def learner(model: Any, cfg: Config) -> evals.Learner:
@@ -123,8 +122,8 @@ def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: 
     """The model.zip in ``folder`` (marked, or ``trust``) with this config's PPO settings (a smaller
     learning rate, more epochs...) and its step count at 0; its network must have the config's shape."""
     data = model_zip_bytes(Path(folder) / "model.zip", trust, "--finetune")
-    model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.device, seed=cfg.seed,
-                             tensorboard_log=tensorboard_log, **ppo_settings(cfg.ppo))
+    model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.sb3.device, seed=cfg.seed,
+                             tensorboard_log=tensorboard_log, **ppo_settings(cfg.sb3_ppo()))
     arch = list(model.policy_kwargs.get("net_arch") or [])
     if arch != list(cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch: {folder}/model.zip has hidden layers {arch}, the config says "
@@ -251,38 +250,31 @@ def refresh_latest(model: Any, run: RunFolders, t: int, cfg: Config) -> Path:
     return folder
 
 
-def run_panel(cfg: Config, folder: Path, games: int, seed: int, shown: bool = False) -> dict[str, Any]:
-    """The robustness panel of the policy in ``folder`` at the evaluation table size."""
-    result = panel(str(folder), panel_opponents(cfg.game), [cfg.eval.players], games=games, workers=1,
-                   seed=seed, game=cfg.game, copies=(), env_options=evals.deck_options(cfg) or None,
-                   progress=shown)
-    worst = worst_mix(result)
-    return {"robustness": robustness(result), "worst_mix": {k: worst[k] for k in ("opponent", "k", "games")},
-            "games_per_mix": games, "players": cfg.eval.players,
-            "mixes": [{k: row[k] for k in ("opponent", "k", "win_rate", "ratio")} for row in result["mixes"]]}
-
-
 class LeagueCallback(BaseCallback):
-    """The learner's weights and snapshots join the league; evaluations, the leash, checkpoints for --resume.
+    """The learner's weights and snapshots join the league; the leash; the time budget (``out_of_time``:
+    the run's, training/run.py). Evaluations and checkpoints are the run's (training/run.py's drive).
 
-    ``state`` is the run state saved with each checkpoint (wall time, evaluations, the start).
+    ``state`` is the run state saved with each checkpoint (the leash's moves are kept there).
     """
 
-    def __init__(self, cfg: Config, run: RunFolders, state: dict[str, Any], leash: Any = None) -> None:
+    def __init__(self, cfg: Config, run: RunFolders, state: dict[str, Any], leash: Any = None,
+                 out_of_time: Callable[[], bool] = lambda: False) -> None:
         super().__init__()
-        self.cfg, self.run, self.state, self.leash = cfg, run, state, leash
-        self.started = time.time()
+        self.cfg, self.run, self.state, self.leash, self.out_of_time = cfg, run, state, leash, out_of_time
+        self.scheduled_from: int | None = None
 
     def _on_training_start(self) -> None:
-        cfg, t = self.cfg, self.model.num_timesteps  # main published the weights of step t as `latest`
+        # once, at the first of the run's chunks of learning (model.learn is called once per chunk)
+        if self.scheduled_from is not None:
+            return
+        cfg, t = self.cfg, self.model.num_timesteps  # the adapter published the weights of step t as `latest`
+        self.scheduled_from = t
         self.next_latest = t + cfg.league.latest_every
         self.next_snapshot = (t // cfg.league.snapshot_every + 1) * cfg.league.snapshot_every
-        self.next_eval = (t // cfg.eval.every + 1) * cfg.eval.every
-        self.next_ckpt = (t // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        if cfg.target:  # an exploiter's other seats are its target: no league to refresh or snapshot for
+            self.next_latest = self.next_snapshot = float("inf")
         magnet = cfg.imitate.magnet_every
         self.next_magnet = (t // magnet + 1) * magnet if magnet and self.leash is not None else None
-        every = cfg.eval.panel_every
-        self.next_panel = (t // every + 1) * every if every else None
 
     def _on_step(self) -> bool:
         cfg, t = self.cfg, self.num_timesteps
@@ -295,17 +287,7 @@ class LeagueCallback(BaseCallback):
         if self.next_magnet is not None and t >= self.next_magnet:
             self.next_magnet += cfg.imitate.magnet_every
             self.move_leash(t)
-        if t >= self.next_eval:
-            self.next_eval += cfg.eval.every
-            self.evaluate(t)
-        if t >= self.next_ckpt:
-            self.next_ckpt += cfg.checkpoint_every
-            self.save()
-        spent = self.state["wall_time"] + time.time() - self.started
-        if cfg.time_budget_s and spent >= cfg.time_budget_s:
-            print(f"time budget of {cfg.time_budget_s:.0f} s reached at {t} timesteps")
-            return False
-        return True
+        return not self.out_of_time()
 
     def snapshot(self, t: int) -> None:
         """A past version for the league's PFSP seats; only the newest ``max_snapshots`` are kept."""
@@ -320,22 +302,6 @@ class LeagueCallback(BaseCallback):
         write_checkpoint(self.model, self.run.anchor, self.cfg, {"steps": t, "anchor": True}, with_model=False)
         self.leash = load_checkpoint(self.run.anchor, "anchor", seed=0, deterministic=False)
         self.state["magnet_steps"] = t
-
-    def evaluate(self, t: int) -> None:
-        """Against the heuristic (and the robustness panel when due): TensorBoard, eval.csv, the run state."""
-        cfg = self.cfg
-        result = evals.against_bots(learner(self.model, cfg), cfg, cfg.eval.games, cfg.heuristic,
-                                    seed=stream_seed(SHARED, "eval", t))
-        self.logger.record("eval/win_rate_vs_heuristic", result["rate"])
-        if self.next_panel is not None and t >= self.next_panel:
-            self.next_panel += cfg.eval.panel_every
-            p = run_panel(cfg, refresh_latest(self.model, self.run, t, cfg), cfg.eval.panel_games,
-                          seed=stream_seed(SHARED, "panel", t))  # the panel plays the weights of now
-            self.logger.record("eval/robustness", p["robustness"])
-            result["panel"] = p
-        lifecycle.append_eval(self.run.eval_csv, t, result,
-                             result["panel"]["robustness"] if "panel" in result else None)
-        self.state["evaluations"].append({"timesteps": t, **result})
 
     def _on_rollout_end(self) -> None:
         """The leash (training/anchor.py): each decision's reward pays for its divergence from the
@@ -352,47 +318,17 @@ class LeagueCallback(BaseCallback):
         self.logger.record("anchor/kl", kl)
         self.logger.record("anchor/penalty", float(cost.mean()))
 
-    def save(self) -> None:
-        """The checkpoint --resume reads: the whole model and the run state."""
-        self.state["wall_time"] += time.time() - self.started
-        self.started = time.time()
-        self.run.checkpoint.mkdir(parents=True, exist_ok=True)
-        save_model(self.model, self.run.checkpoint / "model.zip")  # and its mark, which --resume checks
-        (self.run.checkpoint / "state.json").write_text(json.dumps(self.state, default=list) + "\n")
-
-
-# What a training run's state.json holds (read_state checks each key's type before --resume trusts it)
-RUN_STATE = {"wall_time": (int, float), "evaluations": list}
-
-
-def read_state(path: Path, shape: dict[str, Any] = RUN_STATE, what: str = "a run state") -> dict[str, Any]:
-    """A run state saved with a checkpoint (JSON, at most ``FILE_BYTES["run_state"]`` bytes) whose keys
-    have the types ``shape`` gives (training.exploit reads its own with another shape)."""
-    try:
-        state = json.loads(read_text_limited(path, "run_state", "run state"))
-    except (OSError, ValueError) as err:  # InputError and JSON's errors are ValueErrors
-        raise ConfigError(f"--resume: cannot read {path} ({err})") from None
-    if not isinstance(state, dict) or not all(isinstance(state.get(k), t) for k, t in shape.items()):
-        raise ConfigError(f"--resume: {path} is not {what} ({', '.join(shape)})")
-    return state
-
 
 def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolders,
-                start_weights: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
-    """The model (resumed, fine-tuned, new from the config's start or a teacher's clone) and the run state."""
-    state: dict[str, Any] = {"wall_time": 0.0, "evaluations": []}
-    if args.resume:  # this run's checkpoint, under the config's runs_dir: marked here, or trusted
-        data = model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
-        model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.device)
-        state = read_state(run.checkpoint / "state.json")
-        print(f"resuming {cfg.run_name} at {model.num_timesteps} timesteps")
-        return model, state
+                start_weights: dict[str, Any] | None, state: dict[str, Any]) -> Any:
+    """A new run's model (fine-tuned, new from the config's start or a teacher's clone); what it
+    started from goes into the run ``state``."""
     if args.finetune:  # a marked model.zip, or --trust-model-zip
         model = finetune_model(venv, args.finetune, cfg, tensorboard_log=str(run.root / "tb"),
                                trust=args.trust_model_zip)
         print(f"fine-tuning from {args.finetune} with the config's PPO settings")
     else:
-        model = new_model(venv, cfg.ppo, cfg.seed, cfg.device, tensorboard_log=str(run.root / "tb"))
+        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device, tensorboard_log=str(run.root / "tb"))
         if start_weights is not None:  # the config's start, read (and checked) in main
             state["start"] = start.apply_start(model, start_weights)
             print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")
@@ -404,42 +340,79 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
             state["imitation"] = imitate(model, cfg)
     if cfg.imitate.anchor_kl:  # where PPO starts: what the leash pulls towards, also after --resume
         write_checkpoint(model, run.anchor, cfg, {"steps": 0, "anchor": True}, with_model=False)
-    return model, state
+    return model
 
 
-def final_evaluation(model: Any, cfg: Config, run: RunFolders) -> dict[str, Any]:
-    """Against the heuristic and random, and the robustness panel, as the config asks; each with its
-    bar when the config shows one (the games take a while: 180 of them in ``make train``)."""
-    final: dict[str, Any] = {}
-    shown = cfg.progress_bar and sys.stderr.isatty()
-    with progress.games_bar(3 * cfg.eval.final_games, "final evaluation", shown) as on_game:
-        for opponent in (cfg.heuristic, "random"):
-            if cfg.eval.final_games:
-                r = evals.against_bots(learner(model, cfg), cfg, cfg.eval.final_games, opponent,
-                                       seed=stream_seed(cfg.seed, "final-eval"),
-                                       on_game=on_game)
-                final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
-        if cfg.eval.final_games:
-            final["copies"] = evals.copies(learner(model, cfg), cfg, cfg.eval.final_games,
-                                           seed=stream_seed(cfg.seed, "final-copies"),
-                                           on_game=on_game)
-    for opponent in (cfg.heuristic, "random"):
-        if f"vs_{opponent}" in final:
-            r = final[f"vs_{opponent}"]
-            low, high = r["ci95"]
-            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
-                  f"{opponent} bots over {r['games']} games")
-    if "copies" in final:
-        print(f"final: {copies_summary(final['copies'])}")
-    if cfg.eval.final_panel_games:
-        folder = refresh_latest(model, run, int(model.num_timesteps), cfg)
-        p = run_panel(cfg, folder, cfg.eval.final_panel_games, seed=stream_seed(cfg.seed, "final-panel"), shown=shown)
-        final["panel"] = p
-        w = p["worst_mix"]
-        print(f"robustness: {p['robustness']:.3f} (worst per-seat win rate / parity over every mix at "
-              f"{cfg.eval.players} players, {p['games_per_mix']} games a mix; worst: {w['k']} learner(s) vs "
-              f"{cfg.eval.players - w['k']} {w['opponent']})")
-    return final
+class SB3(lifecycle.Adapter):
+    """MaskablePPO as a run's library (training/run.py): the vectorised tables with the league (or
+    the exploiter's ``target``) in the other seats, the model, and the callback of the league's
+    seats, the leash and the time budget."""
+
+    checkpoint_file = "model.zip"
+
+    def __init__(self, cfg: Config, args: argparse.Namespace, start_weights: dict[str, Any] | None,
+                 run: lifecycle.Run) -> None:
+        self.cfg, self.args, self.run = cfg, args, run
+        self.folders = RunFolders(run.folders.root, run.folders.out)
+        self.venv = make_venv(cfg, cfg.target or make_league(cfg, self.folders.root))
+        try:
+            self.model = None if run.resume else build_model(cfg, args, self.venv, self.folders, start_weights,
+                                                             run.state)
+            if self.model is not None:
+                self.ready()
+        except BaseException:
+            self.close()
+            raise
+
+    def ready(self) -> None:
+        """The leash, the league's `latest` seats from the first game, the callback."""
+        cfg, folders = self.cfg, self.folders
+        leash = load_checkpoint(folders.anchor, "anchor", seed=0, deterministic=False) if cfg.imitate.anchor_kl \
+            else None
+        if not cfg.target:  # an exploiter's other seats are its target: no league
+            refresh_latest(self.model, folders, self.model.num_timesteps, cfg)
+        self.callback = LeagueCallback(cfg, folders, self.run.state, leash, self.run.out_of_time)
+
+    def restore(self, folder: Path) -> None:
+        """The run's model.zip (marked here, or trusted: it unpickles) and its step count."""
+        try:
+            data = model_zip_bytes(folder / "model.zip", self.args.trust_model_zip, "--resume")
+            self.model = MaskablePPO.load(io.BytesIO(data), env=self.venv, device=self.cfg.sb3.device)
+            self.run.state["steps"] = int(self.model.num_timesteps)
+            self.ready()
+        except BaseException:
+            self.close()
+            raise
+
+    def learn(self, n: int) -> int:
+        cfg = self.cfg
+        # our bar, not SB3's: it ends where the run ends (training/progress.py)
+        bar = [progress.TrainingBar(cfg.total_timesteps, cfg.time_budget_s, self.run.wall_time())] \
+            if cfg.progress_bar else []
+        # one learn per chunk, the step count and the tables' games carried on: the rollouts of one
+        # unbroken learn (SB3 resets the tables only on a model's first learn)
+        self.model.learn(n, callback=CallbackList([self.callback, *bar]), reset_num_timesteps=False,
+                         progress_bar=False, tb_log_name="ppo")
+        return int(self.model.num_timesteps)
+
+    def policy(self) -> evals.Learner:
+        return learner(self.model, self.cfg)
+
+    def save(self, folder: Path) -> None:
+        save_model(self.model, folder / "model.zip")  # and its mark, which --resume checks
+
+    def write_policy(self, folder: Path, card: dict[str, Any], final: bool = False) -> Path:
+        return write_checkpoint(self.model, folder, self.cfg, card, with_model=final)  # model.zip: --finetune
+
+    def card(self) -> dict[str, Any]:
+        state = self.run.state
+        return {**{k: state[k] for k in ("imitation", "start") if k in state},
+                **({"exploiter_of": self.cfg.target} if self.cfg.target else {})}
+
+    def close(self) -> None:
+        if self.venv is not None:
+            self.venv.close()
+            self.venv = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -481,7 +454,7 @@ def check_command(cfg: Config, args: argparse.Namespace, run: RunFolders) -> Non
     lifecycle.check_folders(lifecycle.Folders(run.root, run.out), args.resume, args.overwrite, "model.zip")
     if args.resume:
         model_zip_bytes(run.checkpoint / "model.zip", args.trust_model_zip, "--resume")
-        read_state(run.checkpoint / "state.json")
+        lifecycle.read_state(run.checkpoint / "state.json")
     if args.resume and cfg.imitate.anchor_kl and not run.anchor.is_dir():
         raise ConfigError(f"--resume: imitate.anchor_kl is {cfg.imitate.anchor_kl}, but {run.root} has no anchor "
                           "to leash to (it was started without one): resume it with imitate.anchor_kl=0")
@@ -491,58 +464,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         cfg = load_config(args.config, args.set)
-        run = RunFolders.of(cfg)
-        check_command(cfg, args, run)
-        check_sources(cfg)  # the league's pool, the teacher: loaded once, before the run folder exists
-        if not (args.resume or args.finetune):  # the runs that imitate
-            check_saved_teacher_games(cfg)
-        # a missing or damaged start stops the run here too
-        start_weights = start.read_start(cfg.start, cfg.env_name) if cfg.start and not args.resume else None
-    except ConfigError as err:
+        run_or_refuse(cfg, args)
+    except (ConfigError, PolicyError) as err:  # --finetune of another shape, a damaged anchor...
         print(f"config error: {err}", file=sys.stderr)
         return 2
+    return 0
+
+
+def run_or_refuse(cfg: Config, args: argparse.Namespace) -> lifecycle.Run:
+    """The checks of this command, then the run (training/run.py) with :class:`SB3` learning."""
+    check_command(cfg, args, RunFolders.of(cfg))
+    check_sources(cfg)  # the league's pool, the teacher, the target: loaded once, before the run folder exists
+    if not (args.resume or args.finetune):  # the runs that imitate
+        check_saved_teacher_games(cfg)
+    # a missing or damaged start stops the run here too
+    start_weights = start.read_start(cfg.start, cfg.env_name) if cfg.start and not args.resume else None
     torch.set_num_threads(cfg.torch_threads)
     threadpool_limits(cfg.torch_threads)  # numpy's BLAS too: the in-process collector's forward passes
-    created = lifecycle.open_folders(lifecycle.Folders(run.root, run.out), cfg.to_dict(), args.resume, args.overwrite)
-
-    venv = None
-    try:
-        venv = make_venv(cfg, make_league(cfg, run.root))
-        model, state = build_model(cfg, args, venv, run, start_weights)
-        leash = load_checkpoint(run.anchor, "anchor", seed=0, deterministic=False) if cfg.imitate.anchor_kl else None
-    except BaseException as err:
-        if venv is not None:
-            venv.close()
-        # A run that fails to start must not block the same command ("exists: use --resume" while
-        # --resume finds no checkpoint): remove the folder it made.
-        if created:
-            shutil.rmtree(run.root, ignore_errors=True)
-        if isinstance(err, (ConfigError, PolicyError)):  # --finetune of another shape, a damaged anchor
-            print(f"config error: {err}", file=sys.stderr)
-            return 2
-        raise
-    refresh_latest(model, run, model.num_timesteps, cfg)  # the league's latest seats, from the first game
-    callback = LeagueCallback(cfg, run, state, leash)
-    remaining = cfg.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        # our bar, not SB3's: it ends where the run ends (training/progress.py)
-        bar = [progress.TrainingBar(cfg.total_timesteps, cfg.time_budget_s, state["wall_time"])] \
-            if cfg.progress_bar else []
-        model.learn(remaining, callback=CallbackList([callback, *bar]), reset_num_timesteps=not args.resume,
-                    progress_bar=False, tb_log_name="ppo")
-    else:
-        callback.init_callback(model)
-    callback.save()  # also when no step was left to learn (a finished run resumed)
-    venv.close()
-
-    # -- the result: the model, its card, and a final evaluation
-    card = lifecycle.card(model.num_timesteps, state["wall_time"], cfg.to_dict(), machine("torch"), git_commit(),
-                          final_evaluation(model, cfg, run), state["evaluations"],
-                          **{k: state[k] for k in ("imitation", "start") if k in state})
-    write_checkpoint(model, run.out, cfg, card)
-    print(f"wrote {run.out} ({model.num_timesteps} timesteps, {state['wall_time']:.0f} s); "
-          f"load it with load_policy({str(run.out)!r}), ship it with python -m training.promote")
-    return 0
+    run = lifecycle.drive(cfg, partial(SB3, cfg, args, start_weights), args.resume, args.overwrite,
+                          SB3.checkpoint_file)
+    print(f"ship it with python -m training.promote {run.folders.out} policies/NAME")
+    return run
 
 
 if __name__ == "__main__":

@@ -7,18 +7,20 @@ RLlib's new API stack: the multi-agent form of the game (training/rllib_env.py: 
 agent to act is observed), one RLModule shared by all seats (training/rllib_module.py: a
 plain MLP actor whose illegal actions are masked out, and a critic), ``num_env_runners``
 EnvRunner actors sampling in parallel, and a Learner that runs PPO. Without ``--address``
-(``ray.address`` and RAY_ADDRESS unset) Ray starts on this machine; with ``--address auto`` the
+(``rllib.address`` and RAY_ADDRESS unset) Ray starts on this machine; with ``--address auto`` the
 script joins the cluster this node belongs to (``ray start --head`` / ``ray start --address``), with
 ``HOST:PORT`` the head's GCS port, with ``ray://HOST:10001`` it connects as a Ray client. On a cluster
-it ships its code to the nodes (``ray.ship_code``), checks each node imports it, and stops with exit 3
-when fewer than ``ray.min_healthy_share`` of the env runners are healthy (training/cluster.py; token
+it ships its code to the nodes (``rllib.ship_code``), checks each node imports it, and stops with exit 3
+when fewer than ``rllib.min_healthy_share`` of the env runners are healthy (training/cluster.py; token
 authentication and ports: docs/rllib.md).
 
 Read top to bottom: the config (every key, its default and its check), the RLlib
-``PPOConfig`` it makes, the training loop (snapshots of the learner join the league of
-frozen opponents, evaluations against the heuristic, checkpoints for --resume), and the
-export: ``policy.npz`` (the actor's weights, played with numpy only by
-``load_policy("policies/<run-name>")``) and ``card.json``, as training/train.py writes them.
+``PPOConfig`` it makes, the run's adapter :class:`RLlib` (training/run.py's ``Adapter``: RLlib
+iterations, each followed by the runners' health and, when due, a snapshot of the learner joining
+the league of frozen opponents; RLlib's checkpoint; the export: ``policy.npz``, the actor's
+weights played with numpy only by ``load_policy("policies/<run-name>")``, and ``card.json``), and
+``main``, whose checks come before ``run.drive`` runs the run every trainer runs (evaluations,
+checkpoints for --resume, the final evaluation and panel, the card).
 """
 
 from __future__ import annotations
@@ -33,16 +35,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dragonstones_env.bounds import Bound, read_text_limited
+from dragonstones_env.bounds import Bound
 from dragonstones_env.bounds import flag as bounded
 from dragonstones_env.core import same_game
-from dragonstones_env.core.seeding import SHARED, stream_seed
-from dragonstones_env.play.arena import copies_summary
 from dragonstones_env.policies import PolicyError, load_policy, marks
 from dragonstones_env.policies.checkpoint import (
     CARD_FILE,
@@ -51,25 +50,10 @@ from dragonstones_env.policies.checkpoint import (
     expected_layout,
     trained_options,
 )
-from training.league import KINDS
 
 from . import cluster, evals
 from . import run as lifecycle
-from .config import (
-    BOUNDS,
-    ConfigError,
-    PPOCommon,
-    RunConfig,
-    build,
-    check_bounds,
-    need,
-    read_config,
-    validate_eval,
-    validate_league,
-    validate_net_arch,
-    validate_run,
-)
-from .provenance import git_commit, machine
+from .config import BOUNDS, Config, ConfigError, build, need, read_config, validate_shared
 from .rllib_env import DragonstonesMultiAgentEnv  # imports without ray (its MultiAgentEnv base falls back)
 
 MODULE_ID = "shared"  # the one RLModule every seat maps to
@@ -77,85 +61,42 @@ ENV_NAME = "dragonstones_rllib"  # the name the env is registered under with Ray
 
 
 # ---------------------------------------------------------------------------- config
-@dataclass
-class RayConfig:
-    address: str | None = None  # None: start Ray here; "auto": join this node's cluster; "ray://host:10001"
-    num_env_runners: int = 2  # EnvRunner actors sampling in parallel (0: sample in the driver)
-    num_envs_per_env_runner: int = 4  # games stepped together in each EnvRunner (one batched forward pass)
-    num_cpus_per_env_runner: float = 1.0
-    rollout_fragment_length: int | str = "auto"  # env steps per EnvRunner per sample call; auto: batch / runners
-    sample_timeout_s: float = 120.0
-    num_learners: int = 0  # 0: learn in the driver; >= 1: Learner actors (data-parallel, one per GPU)
-    num_cpus_per_learner: float = 1.0
-    num_gpus_per_learner: float = 0.0
-    ship_code: bool = True  # with an address: upload dragonstones_env/ and training/ to the nodes (runtime_env)
-    min_healthy_share: float = 1.0  # the least share of the env runners healthy after an iteration; below: stop
-
-
-@dataclass
-class RLlibPPOConfig(PPOCommon):
-    """RLlib's PPO: the shared hyperparameters (:class:`~training.config.PPOCommon`) and RLlib's own."""
-
-    train_batch_size: int = 2048  # env steps per update (per Learner)
-    minibatch_size: int = 256
-    num_epochs: int = 4
-    vf_clip: float = 10.0  # RLlib's vf_clip_param (returns here are within [-1, 1])
-    use_kl_loss: bool = False  # RLlib's adaptive KL penalty on top of clipping (SB3's PPO has none)
-    activation: str = "tanh"  # or "relu"
-
-
-@dataclass
-class RLlibConfig(RunConfig):
-    run_name: str = "rllib_ppo"
-    total_timesteps: int = 200_000  # env steps: decisions of learning seats
-    ray: RayConfig = field(default_factory=RayConfig)
-    ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
-
-
-# The bounds of RLlib's own keys, on top of training.config.BOUNDS (dragonstones_env/bounds.py's table).
+# The RLlib trainer reads training/config.py's one schema (Config): the shared keys and the ``rllib:``
+# section (its rows in the bounds table are config.BOUNDS's ``rllib.*``); the SB3 trainer's is left.
+# The rows of the bounds table that are RLlib's (docs/inputs.md), and the --bench-sampling flag's.
 RLLIB_BOUNDS: dict[str, Bound] = {
-    **BOUNDS,
-    "ray.num_env_runners": Bound(int, 0, BOUNDS["n_envs"].high, "EnvRunner actors, one process each (0: the driver)"),
-    "ray.num_envs_per_env_runner": Bound(int, 1, 64, "games stepped together in one EnvRunner"),
-    "ray.num_cpus_per_env_runner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each EnvRunner"),
-    "ray.rollout_fragment_length": Bound(int, 1, 10**6, "env steps per EnvRunner per sample call"),
-    "ray.sample_timeout_s": Bound(float, 0.0, 86_400.0, "a day", open_low=True),
-    "ray.min_healthy_share": Bound(float, 0.0, 1.0, "share of the env runners that must stay healthy"),
-    "ray.num_learners": Bound(int, 0, 16, "Learner actors (one per GPU)"),
-    "ray.num_cpus_per_learner": Bound(float, 0.0, 64.0, "CPUs Ray reserves for each Learner"),
-    "ray.num_gpus_per_learner": Bound(float, 0.0, 16.0, "GPUs Ray reserves for each Learner"),
-    "ppo.train_batch_size": Bound(int, 2, 10**7, "env steps per update"),
-    "ppo.minibatch_size": Bound(int, 1, 10**7, "at most train_batch_size"),
-    "ppo.num_epochs": Bound(int, 1, 1000, "passes over each batch"),
-    "ppo.vf_clip": Bound(float, 0.0, 1e6, "RLlib's vf_clip_param", open_low=True),
+    **{key: bound for key, bound in BOUNDS.items() if key.startswith("rllib.")},
     "bench_sampling": Bound(int, 0, 10**7, "--bench-sampling: env steps per env runner (0: train)"),
 }
+# what the SB3 trainer has and this one does not: refused when set, rather than silently left out
+SB3_ONLY = {"target": "the exploiter (training/exploit.py)", "start": "a start from a checkpoint's weights",
+            "imitate.teacher": "behaviour cloning"}
 
 
-def validate(cfg: RLlibConfig) -> RLlibConfig:
-    check_bounds(cfg, RLLIB_BOUNDS)
-    validate_run(cfg)
-    r = cfg.ray
-    need(r.address is None or r.address == "auto" or ":" in r.address, "ray.address",
+def validate(cfg: Config) -> Config:
+    """A config as the RLlib trainer runs it: the shared checks and the ``rllib`` section's."""
+    validate_shared(cfg)
+    for key, what in SB3_ONLY.items():
+        section, _, name = key.rpartition(".")
+        need(not getattr(getattr(cfg, section) if section else cfg, name), key,
+             f"is the SB3 trainer's ({what}; python -m training.train); the RLlib trainer has none: leave it empty")
+    r = cfg.rllib
+    need(r.address is None or r.address == "auto" or ":" in r.address, "rllib.address",
          "null, 'auto', 'ray://HOST:10001' or 'HOST:6379'")
     need(r.rollout_fragment_length == "auto" or isinstance(r.rollout_fragment_length, int),
-         "ray.rollout_fragment_length", "must be 'auto' or an int >= 1")
-    p = cfg.ppo
-    need(p.minibatch_size <= p.train_batch_size, "ppo.minibatch_size", "must be 1..train_batch_size")
-    validate_net_arch(p.net_arch, "ppo.net_arch", RLLIB_BOUNDS)
-    need(p.activation in ("tanh", "relu"), "ppo.activation", "must be 'tanh' or 'relu'")
-    validate_league(cfg.league, KINDS)
-    validate_eval(cfg.eval, cfg.spec)
+         "rllib.rollout_fragment_length", "must be 'auto' or an int >= 1")
+    need(r.minibatch_size <= r.train_batch_size, "rllib.minibatch_size", "must be 1..train_batch_size")
+    need(r.activation in ("tanh", "relu"), "rllib.activation", "must be 'tanh' or 'relu'")
     return cfg
 
 
-def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> RLlibConfig:
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Config:
     """The config of a YAML file (or the defaults), with ``key=value`` overrides applied."""
-    return validate(build(RLlibConfig, read_config(path, overrides)))
+    return validate(build(Config, read_config(path, overrides)))
 
 
 # ---------------------------------------------------------------------------- the RLlib side
-def env_config(cfg: RLlibConfig) -> dict[str, Any]:
+def env_config(cfg: Config) -> dict[str, Any]:
     """What every env runner builds its games from (picklable: it travels to the cluster)."""
     options = cfg.env_options()
     # the league section as is, and the pool checkpoints' weights: remote workers read no files
@@ -186,7 +127,7 @@ def make_env(env_ctx: Any) -> Any:
     return DragonstonesMultiAgentEnv(env_ctx)
 
 
-def build_config(cfg: RLlibConfig) -> Any:
+def build_config(cfg: Config) -> Any:
     """The RLlib ``PPOConfig`` of a run."""
     # Ray and torch: the optional rllib extra, imported only by what runs RLlib (docs and tests import
     # this module without them)
@@ -198,7 +139,7 @@ def build_config(cfg: RLlibConfig) -> Any:
     from .rllib_module import MaskedMLPModule
 
     register_env(ENV_NAME, make_env)
-    r, p = cfg.ray, cfg.ppo
+    r, p = cfg.rllib, cfg.ppo
     return (
         PPOConfig()
         .framework("torch")
@@ -217,51 +158,51 @@ def build_config(cfg: RLlibConfig) -> Any:
         .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: MODULE_ID)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MODULE_ID: RLModuleSpec(module_class=MaskedMLPModule,
-                                    model_config={"hiddens": list(p.net_arch), "activation": p.activation}),
+                                    model_config={"hiddens": list(p.net_arch), "activation": r.activation}),
         }))
         .training(
             lr=p.learning_rate,
-            train_batch_size_per_learner=p.train_batch_size,
-            minibatch_size=p.minibatch_size,
-            num_epochs=p.num_epochs,
+            train_batch_size_per_learner=r.train_batch_size,
+            minibatch_size=r.minibatch_size,
+            num_epochs=r.num_epochs,
             gamma=p.gamma,
             lambda_=p.gae_lambda,
             clip_param=p.clip_range,
             entropy_coeff=p.ent_coef,
             vf_loss_coeff=p.vf_coef,
-            vf_clip_param=p.vf_clip,
+            vf_clip_param=r.vf_clip,
             grad_clip=p.max_grad_norm,
             grad_clip_by="global_norm",
-            use_kl_loss=p.use_kl_loss,
+            use_kl_loss=r.use_kl_loss,
         )
         .debugging(seed=cfg.seed, log_level="WARN")
     )
 
 
-def init_ray(cfg: RLlibConfig) -> None:
+def init_ray(cfg: Config) -> None:
     import ray  # the optional rllib extra
 
     if ray.is_initialized():
         return
     kwargs: dict[str, Any] = {"log_to_driver": True}
-    if cfg.ray.address:  # a node of a cluster may not have this checkout: ship it unless told not to
-        ray.init(address=cfg.ray.address, runtime_env=cluster.runtime_env(cfg.ray.ship_code), **kwargs)
+    if cfg.rllib.address:  # a node of a cluster may not have this checkout: ship it unless told not to
+        ray.init(address=cfg.rllib.address, runtime_env=cluster.runtime_env(cfg.rllib.ship_code), **kwargs)
     else:
         ray.init(**kwargs)
 
 
-def check_resources(cfg: RLlibConfig) -> str | None:
+def check_resources(cfg: Config) -> str | None:
     """Why the actors would wait forever for CPUs/GPUs the Ray cluster does not have, or None."""
     import ray  # the optional rllib extra
 
-    r = cfg.ray
+    r = cfg.rllib
     have = ray.cluster_resources()
     cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
     gpus = r.num_learners * r.num_gpus_per_learner
     if cpus > have.get("CPU", 0) + 1e-9 or gpus > have.get("GPU", 0) + 1e-9:
-        return (f"ray.num_env_runners x ray.num_cpus_per_env_runner + ray.num_learners x ray.num_cpus_per_learner "
-                f"= {cpus:g} CPUs and {gpus:g} GPUs, but the Ray cluster has {have.get('CPU', 0):g} CPUs and "
-                f"{have.get('GPU', 0):g} GPUs")
+        return (f"rllib.num_env_runners x rllib.num_cpus_per_env_runner + rllib.num_learners x "
+                f"rllib.num_cpus_per_learner = {cpus:g} CPUs and {gpus:g} GPUs, but the Ray cluster has "
+                f"{have.get('CPU', 0):g} CPUs and {have.get('GPU', 0):g} GPUs")
     return None
 
 
@@ -291,12 +232,12 @@ def sampled_steps(result: dict[str, Any]) -> int:
                or result.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
 
 
-def learner(weights: Any, activation: str, cfg: RLlibConfig) -> evals.Learner:
+def learner(weights: Any, activation: str, cfg: Config) -> evals.Learner:
     """The actor's weights as a policy (``learner(seed=...)``) for training/evals.py."""
     return partial(CheckpointPolicy, weights, activation, spec="training", view=cfg.learner_view())
 
 
-def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], cfg: RLlibConfig) -> Path:
+def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], cfg: Config) -> Path:
     """``policy.npz`` + ``card.json``: a checkpoint folder ``load_policy`` plays with numpy only. Its card
     carries the env options the run learns with, for it to see every table as its own (``card_view``)."""
     env_name = cfg.env_name
@@ -312,14 +253,14 @@ def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, An
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (see configs/rllib_ppo.yaml and docs/rllib.md)")
-    parser.add_argument("--address", help="Ray cluster to train on (overrides ray.address): 'auto' (the cluster "
+    parser.add_argument("--address", help="Ray cluster to train on (overrides rllib.address): 'auto' (the cluster "
                         "this node joined with `ray start`, or RAY_ADDRESS), 'HOST:PORT' (the head's GCS port, "
                         "6379 by default), or 'ray://HOST:10001' (Ray Client). Default: RAY_ADDRESS if set, "
                         "else start Ray on this machine. The code is shipped to the nodes unless "
-                        "ray.ship_code=false; token authentication needs RAY_AUTH_MODE=token and the token "
+                        "rllib.ship_code=false; token authentication needs RAY_AUTH_MODE=token and the token "
                         "(docs/rllib.md)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override one config key, e.g. --set ray.num_env_runners=4 (repeatable)")
+                        help="override one config key, e.g. --set rllib.num_env_runners=4 (repeatable)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
     parser.add_argument("--trust-checkpoint", action="store_true",
                         help="let --resume restore a checkpoint without this machine's mark (RLlib's checkpoints "
@@ -349,20 +290,117 @@ def no_checks(folders: lifecycle.Folders, result: dict[str, Any]) -> None:
     """The default ``after_iteration`` hook: nothing beyond the run's own schedule."""
 
 
+class RunnersUnhealthy(cluster.ClusterError):
+    """Too few env runners are healthy after an iteration: the run stops (exit 3), its last checkpoint kept."""
+
+
+class RLlib(lifecycle.Adapter):
+    """RLlib's PPO as a run's library (training/run.py): the algorithm, its iterations (each followed by
+    the runners' health, ``after_iteration`` and, when due, a snapshot joining the league), the
+    actor's weights as a policy, and RLlib's checkpoint (marked, restored from a checked copy)."""
+
+    libraries = ("torch", "ray")
+
+    def __init__(self, cfg: Config, restore_from: Path | None,
+                 after_iteration: Callable[[lifecycle.Folders, dict[str, Any]], None], run: lifecycle.Run) -> None:
+        self.cfg, self.run, self.restore_from, self.after_iteration = cfg, run, restore_from, after_iteration
+        self.algo = build_config(cfg).build_algo()
+        self.weights: Any = None  # the actor's weights once the algorithm is stopped
+        self.snapshot_dir = run.folders.root / "snapshots"
+        self.snapshots = lifecycle.Schedule(cfg.league.snapshot_every, run.state["steps"])
+        self.snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
+        self.runners_csv = run.folders.root / "runners.csv"
+        if not self.runners_csv.exists():
+            self.runners_csv.write_text(cluster.CSV_HEADER)
+        self.health = run.state.setdefault("runners", [])  # one record per iteration, kept across --resume
+        self.iteration = 0
+
+    def restore(self, folder: Path) -> None:
+        """RLlib's checkpoint from the private copy whose mark was checked (not ``folder``'s files, which
+        may have been swapped since), and the league's snapshots back."""
+        self.algo.restore_from_path(str(self.restore_from.resolve()))
+        if self.snapshots_used and self.snapshot_dir.is_dir():
+            for folder in sorted(self.snapshot_dir.iterdir())[-self.cfg.league.max_snapshots:]:
+                old = load_policy(folder)  # checked like any checkpoint (its card names the game)
+                push_snapshot(self.algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
+
+    def learn(self, n: int) -> int:
+        """RLlib iterations until ``n`` more env steps are sampled (or the run is out of time)."""
+        start = steps = self.run.state["steps"]
+        while steps < start + n and not self.run.out_of_time():
+            steps = self.iterate()
+        return steps
+
+    def iterate(self) -> int:
+        """One ``algo.train()``, the runners' health (RunnersUnhealthy below the share), the hook, a snapshot."""
+        cfg, folders = self.cfg, self.run.folders
+        result = self.algo.train()
+        self.iteration += 1
+        steps = sampled_steps(result)
+        runners = result.get("env_runners", {})
+        print(f"iter {self.iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
+              f"{steps / max(self.run.wall_time(), 1e-9):.0f} steps/s overall, "
+              f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
+        health = cluster.runner_health(self.algo, cfg.rllib.num_env_runners)
+        self.health.append(health)
+        with self.runners_csv.open("a") as f:
+            f.write(cluster.csv_row(self.iteration, steps, health))
+        print(f"  runners: {health['healthy']}/{health['requested']} healthy, "
+              f"{health['restarted']} restarts, on {len(health['nodes'])} node(s)", flush=True)
+        unhealthy = cluster.health_problem(health, cfg.rllib.min_healthy_share)
+        if unhealthy:  # the last checkpoint stays as it was, for --resume
+            raise RunnersUnhealthy(f"{unhealthy}; stopped at {steps} env steps, the last checkpoint "
+                                   f"({folders.checkpoint}) continues with --resume")
+        self.after_iteration(folders, result)
+        if self.snapshots.due(steps):
+            weights = current_weights(self.algo)
+            folder = write_policy(self.snapshot_dir / f"step-{steps:09d}", weights, cfg.rllib.activation,
+                                  {"steps": steps, "snapshot": True}, cfg)
+            for old in sorted(self.snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
+                shutil.rmtree(old)
+            if self.snapshots_used:
+                push_snapshot(self.algo, {"spec": str(folder), "weights": weights, "activation": cfg.rllib.activation})
+        return steps
+
+    def actor(self) -> Any:
+        return self.weights if self.weights is not None else current_weights(self.algo)
+
+    def policy(self) -> evals.Learner:
+        return learner(self.actor(), self.cfg.rllib.activation, self.cfg)
+
+    def save(self, folder: Path) -> None:
+        self.algo.save_to_path(str((folder / "algo").resolve()))
+        marks.write_mark(folder / "algo")  # what --resume checks before restoring (unpickling) it
+
+    def write_policy(self, folder: Path, card: dict[str, Any], final: bool = False) -> Path:
+        return write_policy(folder, self.actor(), self.cfg.rllib.activation, card, self.cfg)
+
+    def card(self) -> dict[str, Any]:
+        return {"rllib_checkpoint": str(self.run.folders.checkpoint / "algo"),
+                "env_runners": cluster.summary(self.health, self.cfg.rllib.min_healthy_share)}
+
+    def close(self) -> None:
+        if self.weights is None:
+            try:  # the weights outlive the algorithm: the final evaluation and the result play them
+                self.weights = current_weights(self.algo)
+            finally:
+                self.algo.stop()
+
+
 def main(argv: list[str] | None = None,
          after_iteration: Callable[[lifecycle.Folders, dict[str, Any]], None] = no_checks) -> int:
     """Train; ``after_iteration(folders, result)`` runs after each RLlib iteration (the run's folders
     and ``algo.train()``'s result): the hook for checks of the runners' health (issue #51)."""
     args = build_parser().parse_args(argv)
-    overrides = list(args.set) + ([f"ray.address={args.address}"] if args.address else [])
-    if not args.address and os.environ.get("RAY_ADDRESS") and not any(o.startswith("ray.address=") for o in overrides):
-        overrides.append(f"ray.address={os.environ['RAY_ADDRESS']}")  # what ray.init() would join anyway
+    overrides = list(args.set) + ([f"rllib.address={args.address}"] if args.address else [])
+    if not args.address and os.environ.get("RAY_ADDRESS") and not any(
+            o.startswith(("rllib.address=", "ray.address=")) for o in overrides):
+        overrides.append(f"rllib.address={os.environ['RAY_ADDRESS']}")  # what ray.init() would join anyway
     try:
         cfg = load_config(args.config, overrides)
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
-
 
     try:  # a bad pool spec must stop the run here, before the run folder exists
         for spec in cfg.league.pool:
@@ -372,9 +410,7 @@ def main(argv: list[str] | None = None,
         return 2
 
     folders = lifecycle.Folders.of(cfg.runs_dir, cfg.out_dir, cfg.run_name)
-    run_dir = folders.root
-    snapshot_dir, ckpt_dir = run_dir / "snapshots", run_dir / "checkpoint"
-    out_dir = Path(cfg.out_dir) / cfg.run_name
+    restore_from = None
     if not args.bench_sampling:
         try:  # the refusals every trainer shares (training/run.py): an old run, no checkpoint, policies/
             lifecycle.check_folders(folders, args.resume, args.overwrite)
@@ -385,7 +421,7 @@ def main(argv: list[str] | None = None,
         # marked on this machine when it was saved (dragonstones_env/policies/marks.py), or trusted. The
         # mark is checked on a private copy, and the copy is what is restored: a file swapped into the run's
         # folder after the check is never read (issue #49).
-        restore_from = private_copy(ckpt_dir / "algo") if args.resume else None
+        restore_from = private_copy(folders.checkpoint / "algo") if args.resume else None
         why = marks.check_mark(restore_from) if restore_from is not None else None
         if why is not None and not args.trust_checkpoint:
             print(f"--resume: {why}. Restoring it can run any code it holds: add --trust-checkpoint only if you "
@@ -396,14 +432,14 @@ def main(argv: list[str] | None = None,
 
     torch.set_num_threads(cfg.torch_threads)
     init_ray(cfg)
-    if cfg.ray.address:
+    if cfg.rllib.address:
         try:  # a node without the code would only fail its env runners, quietly: name it now
             cluster.check_imports()
         except cluster.ClusterError as err:
             print(f"cluster error: {err}", file=sys.stderr)
             return 3
     short = check_resources(cfg)
-    if short and not cfg.ray.address:
+    if short and not cfg.rllib.address:
         print(f"config error: {short}: the actors would wait for them forever", file=sys.stderr)
         return 2
     if short:  # an autoscaling cluster may still add nodes
@@ -411,122 +447,25 @@ def main(argv: list[str] | None = None,
     if args.bench_sampling:
         print(json.dumps(bench_sampling(cfg, args.bench_sampling)))
         return 0
-
-    created = lifecycle.open_folders(folders, cfg.to_dict(), args.resume, args.overwrite)
-    try:
-        algo = build_config(cfg).build_algo()
-    except BaseException:
-        # A run that fails to start must not block the same command: remove the folder it made.
-        if created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-        raise
-    state: dict[str, Any] = {"wall_time": 0.0, "steps": 0, "evaluations": []}
-    if args.resume:
-        algo.restore_from_path(str(restore_from.resolve()))  # the private copy whose mark was checked
-        state = json.loads(read_text_limited(ckpt_dir / "state.json", "run_state", "run state"))
-        print(f"resuming {cfg.run_name} at {state['steps']} env steps")
-    snapshots_used = cfg.league.mix.get("snapshot", 0) > 0
-    if snapshots_used and snapshot_dir.is_dir():  # a resumed run's league gets its snapshots back
-
-        for folder in sorted(snapshot_dir.iterdir())[-cfg.league.max_snapshots:]:
-            old = load_policy(folder)  # checked like any checkpoint (its card names the game)
-            push_snapshot(algo, {"spec": str(folder), "weights": old.weights, "activation": old.activation})
-    eval_csv, runners_csv = folders.eval_csv, folders.root / "runners.csv"
-    if not runners_csv.exists():
-        runners_csv.write_text(cluster.CSV_HEADER)
-    health = state.setdefault("runners", [])  # one record per iteration, kept across --resume
-
-    activation = cfg.ppo.activation
-    steps = state["steps"]
-    # every trainer's schedules (training/run.py), from where a resumed run starts
-    next_snapshot = lifecycle.Schedule(cfg.league.snapshot_every, steps)
-    next_eval = lifecycle.Schedule(cfg.eval.every, steps)
-    next_ckpt = lifecycle.Schedule(cfg.checkpoint_every, steps)
-
-    def save_checkpoint() -> None:
-        ckpt_dir.mkdir(parents=True, exist_ok=True)
-        algo.save_to_path(str((ckpt_dir / "algo").resolve()))
-        marks.write_mark(ckpt_dir / "algo")  # what --resume checks before restoring (unpickling) it
-        (ckpt_dir / "state.json").write_text(json.dumps(state, default=list) + "\n")
-
-    started = time.time()
-    iteration = 0
-    while steps < cfg.total_timesteps:
-        result = algo.train()
-        iteration += 1
-        steps = state["steps"] = sampled_steps(result)
-        now = time.time()
-        state["wall_time"] += now - started
-        started = now
-        runners = result.get("env_runners", {})
-        print(f"iter {iteration}: {steps} env steps, {runners.get('num_episodes_lifetime', 0)} games, "
-              f"{steps / max(state['wall_time'], 1e-9):.0f} steps/s overall, "
-              f"episode length {runners.get('episode_len_mean', float('nan')):.1f}", flush=True)
-        health.append(cluster.runner_health(algo, cfg.ray.num_env_runners))
-        with runners_csv.open("a") as f:
-            f.write(cluster.csv_row(iteration, steps, health[-1]))
-        print(f"  runners: {health[-1]['healthy']}/{health[-1]['requested']} healthy, "
-              f"{health[-1]['restarted']} restarts, on {len(health[-1]['nodes'])} node(s)", flush=True)
-        unhealthy = cluster.health_problem(health[-1], cfg.ray.min_healthy_share)
-        if unhealthy:  # the last checkpoint stays as it was, for --resume
-            print(f"cluster error: {unhealthy}; stopped at {steps} env steps, the last checkpoint ({ckpt_dir}) "
-                  "continues with --resume", file=sys.stderr)
-            algo.stop()
-            return 3
-        after_iteration(folders, result)
-        if next_snapshot.due(steps):
-            weights = current_weights(algo)
-            folder = write_policy(snapshot_dir / f"step-{steps:09d}", weights, activation,
-                                  {"steps": steps, "snapshot": True}, cfg)
-            for old in sorted(snapshot_dir.iterdir())[: -cfg.league.max_snapshots]:
-                shutil.rmtree(old)
-            if snapshots_used:
-                push_snapshot(algo, {"spec": str(folder), "weights": weights, "activation": activation})
-        if next_eval.due(steps):
-            r = evals.against_bots(learner(current_weights(algo), activation, cfg), cfg, cfg.eval.games,
-                                   cfg.heuristic, seed=stream_seed(SHARED, "eval", steps))
-            low, high = r["ci95"]
-            lifecycle.append_eval(eval_csv, steps, r)  # no robustness panel during RLlib runs: empty
-            state["evaluations"].append({"timesteps": steps, **r})
-            print(f"  eval vs {cfg.heuristic}: {r['rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)
-        if next_ckpt.due(steps):
-            save_checkpoint()
-    state["wall_time"] += time.time() - started
-    save_checkpoint()
-
-    # -- the result: the actor's weights, its card, and a final evaluation
-    weights = current_weights(algo)
-    algo.stop()
-    final = {}
-    for opponent in (cfg.heuristic, "random"):
-        if cfg.eval.final_games:
-            r = evals.against_bots(learner(weights, activation, cfg), cfg, cfg.eval.final_games, opponent,
-                                   seed=stream_seed(cfg.seed, "final-eval"))
-            final[f"vs_{opponent}"] = {"players": cfg.eval.players, **r}
-            low, high = r["ci95"]
-            print(f"final: {r['rate']:.3f} [{low:.3f}, {high:.3f}] wins against {cfg.eval.players - 1} "
-                  f"{opponent} bots over {r['games']} games")
-    if cfg.eval.final_games:
-        final["copies"] = evals.copies(learner(weights, activation, cfg), cfg, cfg.eval.final_games,
-                                       seed=stream_seed(cfg.seed, "final-copies"))
-        print(f"final: {copies_summary(final['copies'])}")
-    card = lifecycle.card(steps, state["wall_time"], cfg.to_dict(), machine("torch", "ray"), git_commit(), final,
-                          state["evaluations"], rllib_checkpoint=str(ckpt_dir / "algo"),
-                          env_runners=cluster.summary(health, cfg.ray.min_healthy_share))
-    write_policy(out_dir, weights, activation, card, cfg)
-    print(f"wrote {out_dir} ({steps} env steps, {state['wall_time']:.0f} s); "
-          f"load it with load_policy({str(out_dir)!r})")
+    try:  # the run every trainer writes (training/run.py), RLlib learning
+        lifecycle.drive(cfg, partial(RLlib, cfg, restore_from, after_iteration), args.resume, args.overwrite)
+    except ConfigError as err:
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+    except RunnersUnhealthy as err:
+        print(f"cluster error: {err}", file=sys.stderr)
+        return 3
     return 0
 
 
 # ---------------------------------------------------------------------------- sampling benchmark
-def bench_sampling(cfg: RLlibConfig, steps: int, repeats: int = 3) -> dict[str, Any]:
+def bench_sampling(cfg: Config, steps: int, repeats: int = 3) -> dict[str, Any]:
     """Env steps/s of the env runners' ``sample()`` (the policy's forward pass, the games, the
     episode bookkeeping), all runners at once, no learning: the best of ``repeats`` timings. Also
     the CPU time each runner spends per env step (what the machine's load does not change)."""
     algo = build_config(cfg).build_algo()
     group = algo.env_runner_group
-    remote = cfg.ray.num_env_runners > 0
+    remote = cfg.rllib.num_env_runners > 0
 
     def sample(runner: Any) -> tuple[int, float]:
         cpu = time.process_time()
@@ -543,7 +482,7 @@ def bench_sampling(cfg: RLlibConfig, steps: int, repeats: int = 3) -> dict[str, 
         best = max(best, count / elapsed)
         cpu_per_step = min(cpu_per_step, sum(c for _, c in results) / count)
     algo.stop()
-    return {"num_env_runners": cfg.ray.num_env_runners, "num_envs_per_env_runner": cfg.ray.num_envs_per_env_runner,
+    return {"num_env_runners": cfg.rllib.num_env_runners, "num_envs_per_env_runner": cfg.rllib.num_envs_per_env_runner,
             "steps_per_runner": steps, "env_steps_per_s": round(best, 1),
             "runner_cpu_ms_per_step": round(1000 * cpu_per_step, 3)}
 

@@ -1,7 +1,7 @@
 """A two-node Ray cluster on the loopback of one machine (tools/ray_cluster.sh: a head and a second
 node, 1 CPU each, token authentication on, in a network namespace of its own where the kernel allows
 it): env runners on both nodes, the card naming both, and a node killed mid-run. At the default
-``ray.min_healthy_share`` (1.0) the run stops with exit 3, its checkpoint kept; at 0.5 it goes on
+``rllib.min_healthy_share`` (1.0) the run stops with exit 3, its checkpoint kept; at 0.5 it goes on
 with the runner left, exits 0, and its card and runners.csv say so (docs/rllib.md, "When a node dies").
 """
 
@@ -42,7 +42,7 @@ train() {  # name, extra args: the run in the background, the second node killed
 }
 train strict --address auto
 tools/ray_cluster.sh up
-train lenient --set ray.min_healthy_share=0.5
+train lenient --set rllib.min_healthy_share=0.5
 """
 
 
@@ -56,7 +56,7 @@ def free_port() -> int:
 def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
     config = {**TINY, "total_timesteps": 1400, "checkpoint_every": 400, "runs_dir": str(tmp_path / "runs"),
               "out_dir": str(tmp_path / "policies"),
-              "ray": {**TINY["ray"], "num_cpus_per_env_runner": 1},
+              "rllib": {**TINY["rllib"], "num_cpus_per_env_runner": 1},
               "eval": {"every": 10_000, "games": 2, "final_games": 0}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/bin", "HOME": str(Path.home()),
@@ -75,7 +75,7 @@ def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
 
     # the default share: a lost runner stops the run (exit 3), naming the share, its checkpoint kept
     assert (tmp_path / "strict.rc").read_text().strip() == "3", context
-    assert "below ray.min_healthy_share=1" in logs["strict"] and "--resume" in logs["strict"], context
+    assert "below rllib.min_healthy_share=1" in logs["strict"] and "--resume" in logs["strict"], context
     strict = tmp_path / "runs" / "strict"
     assert (strict / "checkpoint" / "state.json").is_file() and not (tmp_path / "policies" / "strict").exists()
     rows = (strict / "runners.csv").read_text().splitlines()
@@ -97,13 +97,13 @@ def test_two_nodes_a_node_lost_and_the_health_share(tmp_path):
 # A driver run from a copy of the checkout that the second node cannot see (tools/ray_cluster.sh's
 # NODE2_HIDE: a tmpfs over it in the node's own mount namespace), as a node on a machine without that
 # checkout: the package is installed there, `training` is not. Shipped by default, the code trains on
-# both nodes; with ray.ship_code false the import check names the node and the run stops.
+# both nodes; with rllib.ship_code false the import check names the node and the run stops.
 HIDDEN = r"""
 set -u
 cd "$CHECKOUT"
 for run in shipped unshipped; do
     extra=""
-    [ "$run" = unshipped ] && extra="--set ray.ship_code=false"
+    [ "$run" = unshipped ] && extra="--set rllib.ship_code=false"
     "$PY" -m training.train_rllib --config "$OUT/config.yaml" --set run_name=$run $extra >"$OUT/$run.log" 2>&1
     echo $? >"$OUT/$run.rc"
 done
@@ -118,7 +118,7 @@ def test_a_node_without_the_checkout_trains_on_the_shipped_code(tmp_path):
     for package in ("dragonstones_env", "training"):
         shutil.copytree(ROOT / package, checkout / package, ignore=shutil.ignore_patterns("__pycache__"))
     config = {**TINY, "total_timesteps": 800, "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "policies"),
-              "ray": {**TINY["ray"], "num_cpus_per_env_runner": 1},
+              "rllib": {**TINY["rllib"], "num_cpus_per_env_runner": 1},
               "eval": {"every": 10_000, "games": 2, "final_games": 0}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/bin", "HOME": str(Path.home()),
@@ -143,7 +143,7 @@ def test_a_node_without_the_checkout_trains_on_the_shipped_code(tmp_path):
 
 
 def test_a_node_that_cannot_import_the_code_is_named(ray_local):
-    """What a node without the package (and ray.ship_code false) meets, on the local instance: the
+    """What a node without the package (and rllib.ship_code false) meets, on the local instance: the
     probe pinned to the node fails, and the error names the node, its address and the missing module."""
     node = ray_local.get_runtime_context().get_node_id()
     assert [n["node_id"] for n in cluster.check_imports()] == [node]

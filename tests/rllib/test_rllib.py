@@ -22,6 +22,7 @@ from dragonstones_env import env as make_aec
 from dragonstones_env.play.arena import play_game, seat_rotated_match
 from dragonstones_env.policies import RandomPolicy, load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy
+from tests.run_layout import EXPECTED, layout
 from training import run as lifecycle
 from training.config import ConfigError
 from training.rllib_env import DragonstonesMultiAgentEnv
@@ -31,10 +32,11 @@ from training.train_rllib import build_config, env_config, load_config, main, po
 TINY = {
     "total_timesteps": 400,
     "checkpoint_every": 400,
-    "ray": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "sample_timeout_s": 60},
-    "ppo": {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "net_arch": [32]},
+    "rllib": {"num_env_runners": 2, "num_envs_per_env_runner": 2, "sample_timeout_s": 60,
+              "train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1},
+    "ppo": {"net_arch": [32]},
     "league": {"mix": {"latest": 0.6, "snapshot": 0.2, "random": 0.2}, "table": 0.3, "snapshot_every": 200},
-    "eval": {"every": 400, "games": 2, "final_games": 2},
+    "eval": {"every": 400, "games": 2, "final_games": 2, "final_panel_games": 1},
 }
 
 
@@ -234,17 +236,19 @@ def test_config_errors_name_the_key(tmp_path):
         load_config(None, ["league.mix={self: 1}"])
     with pytest.raises(ConfigError, match=r"league\.table"):
         load_config(None, ["league.table=1.5"])
-    with pytest.raises(ConfigError, match=r"ray\.num_env_runners"):
+    with pytest.raises(ConfigError, match=r"rllib\.num_env_runners"):
         load_config(None, ["ray.num_env_runners=-1"])
-    with pytest.raises(ConfigError, match=r"ppo\.activation"):
-        load_config(None, ["ppo.activation=gelu"])
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['ray\.workers'\]"):
+    with pytest.raises(ConfigError, match=r"rllib\.activation"):
+        load_config(None, ["rllib.activation=gelu"])
+    with pytest.raises(ConfigError, match=r"target: is the SB3 trainer's"):  # one schema: SB3's keys refused
+        load_config(None, ["target=heuristic"])
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['rllib\.workers'\]"):
         load_config(None, ["ray.workers=2"])
     assert main(["--config", str(write_config(tmp_path)), "--set", "ppo.minibatch_size=999"]) == 2
     from pathlib import Path
 
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "rllib_ppo.yaml")
-    assert shipped.ray.num_env_runners >= 1 and shipped.league.mix["latest"] > 0
+    assert shipped.rllib.num_env_runners >= 1 and shipped.league.mix["latest"] > 0
 
 
 def test_train_export_reload_and_play(tmp_path, ray_local):
@@ -258,7 +262,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     from dragonstones_env.games.dragonstones.env import LAYOUT_SIGNATURE
 
     assert card["layout"] == LAYOUT_SIGNATURE
-    assert card["config"]["ray"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
+    assert card["config"]["rllib"]["num_env_runners"] == 2 and card["config"]["ppo"]["net_arch"] == [32]
     assert {"vs_heuristic", "vs_random", "copies"} <= set(card["evaluation"])
     assert card["evaluation"]["copies"]["games"] == 2
     assert card["machine"]["ray"] and "git_commit" in card and card["wall_time_s"] > 0
@@ -298,6 +302,11 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["CheckpointPolicy", "True"], done.stderr
 
+    # the run every trainer writes (issue #50; the SB3 trainer's and the exploiter's: tests/test_run.py):
+    # the same files, eval.csv header and card keys; the final panel too
+    folders = lifecycle.Folders.of(tmp_path / "runs", tmp_path / "policies", "tiny")
+    assert layout(folders) == EXPECTED and card["evaluation"]["panel"]["games_per_mix"] == 1
+
     # as a league.pool entry, the driver sends its weights (remote nodes need no copy of the folder)
     item = pool_item(str(out))
     assert item["activation"] == "tanh" and len(item["weights"]) == 2 and pool_item("heuristic") == "heuristic"
@@ -315,7 +324,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
     config = str(write_config(tmp_path, run_name="tiny"))
     assert main(["--config", config]) == 2
     assert main(["--config", config, "--resume", "--set", "total_timesteps=600"]) == 0
-    assert json.loads((out / "card.json").read_text())["steps"] >= 600
+    assert json.loads((out / "card.json").read_text())["steps"] >= 600 and layout(folders) == EXPECTED
 
 
 def test_more_actors_than_cpus_is_refused_not_a_hang(ray_local, tmp_path):
