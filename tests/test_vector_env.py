@@ -8,6 +8,7 @@ gymnasium seeds them (``seed + k``): the vector env must play the same games, st
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import gymnasium as gym
@@ -19,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 import dragonstones_env  # noqa: F401  (registers the Gym ids)
 from dragonstones_env.play import OpponentSampler, OpponentsVectorEnv
-from dragonstones_env.play.vector import game_of
+from dragonstones_env.play.vector import WORKER_GC_THRESHOLD, game_of, quiet_collector
 from dragonstones_env.policies import Policy, load_policy
 from tests.extras import TRAIN, TRAIN_MODULE
 
@@ -198,6 +199,20 @@ def test_bad_calls_are_refused():
     with pytest.raises(ValueError, match="seed lists 1 seeds for 2 tables"):
         envs.reset(seed=[1])
     envs.close()
+
+
+def test_a_worker_quiets_its_garbage_collector_without_turning_it_off():
+    """What a worker process does to its collector (quiet_collector, run here and undone): still on,
+    what was loaded frozen out of the collections, the youngest generation collected less often."""
+    before = gc.get_threshold()
+    try:
+        quiet_collector()
+        assert gc.isenabled()
+        assert gc.get_threshold() == WORKER_GC_THRESHOLD and WORKER_GC_THRESHOLD[0] > before[0]
+        assert gc.get_freeze_count() > 1000  # the modules and objects loaded so far
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
 
 
 def test_maskable_ppo_learns_through_the_sb3_adapter():

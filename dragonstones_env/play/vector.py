@@ -46,6 +46,7 @@ SB3 ``VecEnv``.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import time
 from collections.abc import Sequence
@@ -201,10 +202,30 @@ class Tables:
         return observation["observation"]
 
 
+# The worker's young-generation threshold: objects allocated between two collections of the youngest
+# generation (CPython's default is 700). A step of 16 tables allocates thousands of short-lived
+# containers, none of them in a cycle (refcounting frees them all: the collections of a worker's loop
+# found no garbage), and the default made a collection every few tables.
+WORKER_GC_THRESHOLD = (20_000, 10, 10)
+
+
+def quiet_collector() -> None:
+    """Make this worker process's cyclic garbage collector rarer (never off: a user's policy may make
+    cycles). What the worker loaded (modules, tables, policies, their weights) is frozen out of the
+    collections, which otherwise walked it all again at every full one, and the youngest generation is
+    collected every :data:`WORKER_GC_THRESHOLD` allocations, not 700: the collector cost 5.6 % of a
+    worker's CPU time stepping 16 tables of heuristic opponents, 1.5 % after (docs/results.md, issue #47).
+    Only a worker process does this: a :class:`Tables` in the caller's process leaves its collector alone."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*WORKER_GC_THRESHOLD)
+
+
 def _worker(pipe: Any, game: str, num_tables: int, env_kwargs: dict[str, Any]) -> None:
     """One worker process: the :class:`Tables` of its share, answering the calling process."""
     threadpool_limits(1)  # one BLAS thread (the module docstring says why)
     tables = Tables(game, num_tables, **env_kwargs)
+    quiet_collector()
     while True:
         command, data = pipe.recv()
         if command == "step":
