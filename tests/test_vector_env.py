@@ -165,6 +165,33 @@ class FirstLegal(Policy):
         return int(np.flatnonzero(observation["action_mask"])[0])
 
 
+class FirstLegalInBatches(FirstLegal):
+    """FirstLegal deciding in batches too, counting the rows of each batch it is asked."""
+
+    def __init__(self):
+        self.batches: list[int] = []
+
+    def act_batch(self, observations, masks):
+        self.batches.append(len(masks))
+        return np.array([int(np.flatnonzero(m)[0]) for m in masks])
+
+
+def test_batched_and_one_by_one_opponents_together_play_the_gym_envs_games():
+    """A policy that decides in batches (one shared object) beside rule bots loaded per table: the
+    batching one is asked once a round for all the tables waiting on it, the bots decide at once,
+    table by table, and the games are SyncVectorEnv's, step for step."""
+    batching = FirstLegalInBatches()
+    kwargs = {"num_players": 4, "opponents": [batching, "heuristic", "value"]}
+    ours = OpponentsVectorEnv("dragonstones", num_envs=6, **kwargs)
+    theirs = SyncVectorEnv([lambda: gym.make("Dragonstones-v0", **kwargs) for _ in range(6)],
+                           autoreset_mode=AutoresetMode.SAME_STEP)
+    a = play(ours, 120, seed=2)
+    assert batching.batches and max(batching.batches) > 1
+    b = play(theirs, 120, seed=2, masks_of=sync_masks)
+    assert ends(a) >= 2
+    assert data_equivalence(a, b, exact=True)
+
+
 def test_a_custom_deck_and_a_policy_object_play_as_the_gym_env_plays_them():
     kwargs = {"num_players": 4, "opponents": FirstLegal(), "characters": str(EXAMPLE_DECK)}
     ours = OpponentsVectorEnv("dragonstones", num_envs=2, workers=2, **kwargs)

@@ -175,26 +175,45 @@ class Tables:
             table.close()
 
     def _play_opponents(self, indices: Sequence[int] | range) -> None:
-        """Every opponent move of the tables ``indices`` until each waits on its learner (or is over)."""
+        """Every opponent move of the tables ``indices`` until each waits on its learner (or is over).
+
+        Round by round: a policy that decides in batches (``capabilities.batch``: a checkpoint, random)
+        is asked once a round for all the tables that wait on it (:func:`act_grouped`); every other
+        policy (a rule bot, a search) decides and plays at once, table by table, so each policy is
+        still asked in table order and each table plays the same game, at no cost of grouping."""
+        tables = self.tables
         waiting = list(indices)
+        decided = 0
+        deciding = 0.0
+        clock = time.perf_counter
         while waiting:
-            due = [(k, self.tables[k].due()) for k in waiting]
-            due = [(k, d) for k, d in due if d is not None]
-            if not due:
-                return
-            started = time.perf_counter()
-            batched, alone = [], []  # a search (observe_game) needs its table's game: it decides alone
-            for k, (policy, agent) in due:
-                (alone if policy.capabilities.information_state else batched).append((k, policy, agent))
-            pending = [(policy, self.tables[k].aec.observe(agent)) for k, policy, agent in batched]
-            actions = dict(zip([k for k, _, _ in batched], act_grouped(pending), strict=True))
-            for k, policy, agent in alone:
-                actions[k] = int(decide(policy, self.tables[k].aec, agent))
-            self.timers["opponents_s"] += time.perf_counter() - started
-            self.timers["opponent_decisions"] += len(due)
-            for k, _ in due:
-                self.tables[k].play(actions[k])
-            waiting = [k for k, _ in due]
+            moved = []
+            batched: list[tuple[int, Any, dict[str, np.ndarray]]] = []
+            for k in waiting:
+                table = tables[k]
+                due = table.due()
+                if due is None:
+                    continue
+                moved.append(k)
+                policy, agent = due
+                started = clock()
+                if policy.capabilities.batch:
+                    batched.append((k, policy, table.aec.observe(agent)))
+                    deciding += clock() - started
+                else:  # decide() hands a search its information state first
+                    action = int(decide(policy, table.aec, agent))
+                    deciding += clock() - started
+                    table.play(action)
+            if batched:
+                started = clock()
+                actions = act_grouped([(policy, observation) for _, policy, observation in batched])
+                deciding += clock() - started
+                for (k, _, _), action in zip(batched, actions, strict=True):
+                    tables[k].play(action)
+            decided += len(moved)
+            waiting = moved
+        self.timers["opponents_s"] += deciding
+        self.timers["opponent_decisions"] += decided
 
     def _observe(self, k: int) -> np.ndarray:
         observation = self.tables[k].learner_observation()
