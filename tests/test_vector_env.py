@@ -20,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 import dragonstones_env  # noqa: F401  (registers the Gym ids)
 from dragonstones_env.play import OpponentSampler, OpponentsVectorEnv
-from dragonstones_env.play.vector import WORKER_GC_THRESHOLD, game_of, quiet_collector
+from dragonstones_env.play.vector import WORKER_GC_THRESHOLD, TableInfos, game_of, quiet_collector
 from dragonstones_env.policies import Policy, load_policy
 from tests.extras import TRAIN, TRAIN_MODULE
 
@@ -120,6 +120,63 @@ def test_masks_are_legal_and_the_infos_carry_them_and_the_final_steps():
             finished += int(done.sum())
     assert finished >= 3
     envs.close()
+
+
+def added_one_by_one(envs, infos: list[dict]) -> dict:
+    """Gymnasium's vector infos made the plain way: ``_add_info`` table by table (what the env did before
+    TableInfos)."""
+    out: dict = {}
+    for k, info in enumerate(infos):
+        out = envs._add_info(out, info, k)
+    return out
+
+
+def test_table_infos_are_the_dicts_and_the_gymnasium_infos_they_replace(monkeypatch):
+    """At every step of 300 (tables finishing, sizes drawn), the infos' columns give back each table's
+    dict (types, copies) and the gymnasium infos that ``_add_info`` table by table made; split in two
+    workers' shares and joined again, the same; and shares whose columns differ still join right."""
+    seen: list[list[dict]] = []
+    of = TableInfos.of.__func__
+    monkeypatch.setattr(TableInfos, "of", classmethod(lambda cls, infos: seen.append(list(infos)) or of(cls, infos)))
+    envs = OpponentsVectorEnv("dragonstones", num_envs=5, num_players=[3, 4], opponents="heuristic")
+    envs.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))
+    envs.close()
+    monkeypatch.undo()
+    finals = 0
+    for infos in seen:
+        columns = TableInfos.of(infos)
+        assert set(columns.columns) == {"seat", "num_players", "winners", "illegal_action"}
+        assert data_equivalence(columns.tables(), infos, exact=True)
+        assert columns.table(0)["winners"] is not infos[0]["winners"]
+        want = added_one_by_one(envs, infos)
+        assert data_equivalence(columns.gymnasium(envs), want, exact=True)
+        joined = TableInfos.concat([TableInfos.of(infos[:2]), TableInfos.of(infos[2:])])
+        assert data_equivalence(joined.gymnasium(envs), want, exact=True)
+        assert data_equivalence(joined.tables(), infos, exact=True)
+        finals += sum("final_obs" in info for info in infos)
+    assert finals >= 3
+    odd = [{**info, "extra": 1.5 if k < 2 else 2} for k, info in enumerate(seen[-1])]  # a float, then ints
+    joined = TableInfos.concat([TableInfos.of(odd[:2]), TableInfos.of(odd[2:])])
+    assert "extra" not in joined.columns
+    assert data_equivalence(joined.gymnasium(envs), added_one_by_one(envs, odd), exact=True)
+    assert data_equivalence(joined.tables(), odd, exact=True)
+
+
+def test_the_infos_are_the_same_with_workers():
+    kwargs = {"num_players": 4, "opponents": "heuristic"}
+    traces = []
+    for workers in (1, 2):
+        envs = OpponentsVectorEnv("dragonstones", num_envs=4, workers=workers, **kwargs)
+        trace = [envs.reset(seed=9)[1]]
+        for t in range(120):
+            trace.append(envs.step(learner_actions(envs.action_masks(), t))[4])
+        envs.close()
+        traces.append(trace)
+    assert any("final_obs" in infos for infos in traces[0])
+    assert data_equivalence(traces[0], traces[1], exact=True)
 
 
 class CountingSampler(OpponentSampler):

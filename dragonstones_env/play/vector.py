@@ -100,9 +100,97 @@ def act_grouped(pending: Sequence[tuple[Any, dict[str, np.ndarray]]]) -> list[in
     return actions
 
 
-# One step of a set of tables: observations, rewards, terminated, truncated, masks, and one info per
-# table; a finished table's info is its next episode's, with "final_obs" and "final_info" added.
-Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]
+_COLUMN_TYPES = (int, float, bool, np.ndarray)
+
+
+class TableInfos:
+    """The infos of a set of tables at one step, by key: what a worker sends down its pipe and what the
+    Gymnasium front end hands on, a few arrays where a dict per table cost pickling, unpickling and
+    gymnasium's ``_add_info`` table by table (issue #47; docs/results.md).
+
+    ``columns[key]`` holds a row per table for every key that every table's info has with values of one
+    type (a Python int, float or bool, a numpy scalar type, or arrays of one dtype and shape), typed as
+    gymnasium's ``_add_info`` would type it; ``rest[k]`` holds the other entries of table ``k``'s info (a
+    finished table's ``final_obs`` and ``final_info``, any key not every table has). :meth:`table` gives a
+    table's info back as the dict it was (what SB3's adapter reads), :meth:`gymnasium` the vector env's.
+    """
+
+    __slots__ = ("columns", "kinds", "n", "rest")
+
+    def __init__(self, n: int, columns: dict[str, np.ndarray], kinds: dict[str, type], rest: dict[int, dict]):
+        self.n, self.columns, self.kinds, self.rest = n, columns, kinds, rest
+
+    @classmethod
+    def of(cls, infos: Sequence[dict[str, Any]]) -> TableInfos:
+        """The columns of one info per table."""
+        columns: dict[str, np.ndarray] = {}
+        kinds: dict[str, type] = {}
+        for key, first in (infos[0].items() if infos else ()):
+            kind = type(first)
+            if kind not in _COLUMN_TYPES and not issubclass(kind, np.number):
+                continue
+            values = [info.get(key) for info in infos]
+            if any(type(v) is not kind for v in values):
+                continue
+            if kind is np.ndarray:
+                if any(v.dtype != first.dtype or v.shape != first.shape for v in values):
+                    continue
+                columns[key] = np.stack(values)
+            else:
+                columns[key] = np.array(values, dtype=kind)
+            kinds[key] = kind
+        rest = {}
+        for k, info in enumerate(infos):
+            extra = {key: value for key, value in info.items() if key not in columns}
+            if extra:
+                rest[k] = extra
+        return cls(len(infos), columns, kinds, rest)
+
+    @classmethod
+    def concat(cls, parts: Sequence[TableInfos]) -> TableInfos:
+        """The infos of the tables of ``parts`` (workers' shares, in order), one after the other."""
+        first = parts[0]
+        if any(p.kinds != first.kinds or any(p.columns[key].dtype != first.columns[key].dtype
+                                             or p.columns[key].shape[1:] != first.columns[key].shape[1:]
+                                             for key in first.columns) for p in parts[1:]):
+            return cls.of([info for p in parts for info in p.tables()])  # the workers' columns differ
+        rest, offset = {}, 0
+        for p in parts:
+            rest.update({offset + k: extra for k, extra in p.rest.items()})
+            offset += p.n
+        return cls(offset, {key: np.concatenate([p.columns[key] for p in parts]) for key in first.columns},
+                   dict(first.kinds), rest)
+
+    def table(self, k: int) -> dict[str, Any]:
+        """Table ``k``'s info, as the dict it was (its own copies of arrays, Python scalars as such)."""
+        info: dict[str, Any] = {}
+        for key, column in self.columns.items():
+            kind = self.kinds[key]
+            value = column[k]
+            info[key] = value.copy() if kind is np.ndarray else kind(value) if kind in _COLUMN_TYPES else value
+        info.update(self.rest.get(k, {}))
+        return info
+
+    def tables(self) -> list[dict[str, Any]]:
+        return [self.table(k) for k in range(self.n)]
+
+    def gymnasium(self, env: gym.vector.VectorEnv) -> dict[str, Any]:
+        """Gymnasium's vector infos of these tables, as ``env._add_info`` table by table would make them:
+        a column and its mask of every table as they are, the rest through ``_add_info``."""
+        infos: dict[str, Any] = {}
+        everyone = np.ones(self.n, bool)
+        for key, column in self.columns.items():
+            infos[key] = column
+            infos[f"_{key}"] = everyone.copy()
+        for k in sorted(self.rest):
+            infos = env._add_info(infos, self.rest[k], k)
+        return infos
+
+
+# One step of a set of tables: observations, rewards, terminated, truncated, masks, and the infos (one
+# per table, TableInfos); a finished table's info is its next episode's, with "final_obs" and
+# "final_info" added.
+Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TableInfos]
 
 
 class Tables:
@@ -131,13 +219,13 @@ class Tables:
         self.timers = {"step_s": 0.0, "opponents_s": 0.0, "opponent_decisions": 0, "learner_steps": 0}
         self._masks = np.zeros((num_tables, first.action_space.n), bool)
 
-    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, TableInfos]:
         """Every table's new episode (``seeds[k]`` for table ``k``; None: from its own generator)."""
         for table, seed in zip(self.tables, seeds, strict=True):
             table.start_episode(seed)
         self._play_opponents(range(self.num_tables))
         obs = np.stack([self._observe(k) for k in range(self.num_tables)])
-        return obs, self._masks.copy(), [table._info() for table in self.tables]
+        return obs, self._masks.copy(), TableInfos.of([table._info() for table in self.tables])
 
     def step(self, actions: Sequence[Any]) -> Step:
         """The learner's move at every table, the opponents' until each waits on its learner again; a
@@ -168,7 +256,7 @@ class Tables:
             infos[k] = {**self.tables[k]._info(), **infos[k]}
         self.timers["step_s"] += time.perf_counter() - started
         self.timers["learner_steps"] += n
-        return obs, rewards, terminated, truncated, self._masks.copy(), infos
+        return obs, rewards, terminated, truncated, self._masks.copy(), TableInfos.of(infos)
 
     def close(self) -> None:
         for table in self.tables:
@@ -282,19 +370,19 @@ class WorkerTables:
         self.num_tables = num_tables
         self.closed = False
 
-    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, TableInfos]:
         for pipe, (lo, hi) in zip(self.pipes, self.bounds, strict=True):
             pipe.send(("reset", list(seeds[lo:hi])))
         parts = [pipe.recv() for pipe in self.pipes]
         return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                [info for p in parts for info in p[2]])
+                TableInfos.concat([p[2] for p in parts]))
 
     def step(self, actions: Sequence[Any]) -> Step:
         for pipe, (lo, hi) in zip(self.pipes, self.bounds, strict=True):
             pipe.send(("step", actions[lo:hi]))
         parts = [pipe.recv() for pipe in self.pipes]
         return (*(np.concatenate([p[i] for p in parts]) for i in range(5)),  # type: ignore[return-value]
-                [info for p in parts for info in p[5]])
+                TableInfos.concat([p[5] for p in parts]))
 
     @property
     def timers(self) -> dict[str, float]:
@@ -408,10 +496,8 @@ class OpponentsVectorEnv(gym.vector.VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         self.engine.close()
 
-    def _infos(self, table_infos: list[dict[str, Any]]) -> dict[str, Any]:
-        infos: dict[str, Any] = {}
-        for k, info in enumerate(table_infos):
-            infos = self._add_info(infos, info, k)
+    def _infos(self, table_infos: TableInfos) -> dict[str, Any]:
+        infos = table_infos.gymnasium(self)
         infos["action_mask"] = self._masks.copy()
         infos["_action_mask"] = np.ones(self.num_envs, bool)
         return infos
