@@ -209,3 +209,56 @@ def test_win_curve_is_the_product_from_ones_bit_for_bit():
         got, want = bidding._win_curve(p, opponents, done), from_ones(opponents, done)
         assert got.tobytes() == want.tobytes()
     assert bidding._ONES.sum() == bidding.VMAX + 1  # never written by a curve
+
+
+def fist_decisions(count: int) -> list[dict[str, np.ndarray]]:
+    """Observations of seats due to decide, from random games of 3 to 6 players, both observation modes."""
+    rng = np.random.default_rng(8)
+    out = []
+    for n in (3, 4, 5, 6):
+        for mode in ("recall", "table"):
+            e = games.get("dragonstones").env(num_players=n, observation_mode=mode)
+            e.reset(seed=10 * n)
+            for _agent, obs in live_decisions(e):
+                out.append(obs)
+                legal = np.flatnonzero(obs["action_mask"])
+                e.step(int(legal[rng.integers(len(legal))]))
+    assert len(out) >= count
+    return out[:: max(1, len(out) // count)][:count]
+
+
+def test_heuristic_act_each_decides_as_each_ones_act():
+    """``act_each`` (the observations read together, ``observe_many``) gives each bot the action its
+    own ``act`` gives, on random decisions of both modes, bots met in a shuffled order (each one's
+    generator drawn as often, in the same order), the same Tables as ``observe``, and a subclass
+    with its own ``act`` is asked it."""
+    obs = fist_decisions(1200)
+    owners = np.random.default_rng(9).integers(0, 5, len(obs))
+    alone = [load_policy("heuristic", seed=i) for i in range(5)]
+    together = [load_policy("heuristic", seed=i) for i in range(5)]
+    assert together[0].capabilities.batch_each and not load_policy("value").capabilities.batch_each
+    want = [alone[i].act(o) for i, o in zip(owners, obs, strict=True)]
+    got = []
+    for lo in range(0, len(obs), 16):  # a vector env's rounds: a batch of rows, each its table's bot
+        rows = obs[lo : lo + 16]
+        got += type(together[0]).act_each([together[i] for i in owners[lo : lo + 16]],
+                                          np.stack([o["observation"] for o in rows]),
+                                          np.stack([o["action_mask"] for o in rows]))
+    assert got == want and all(type(a) is int for a in got)
+    vectors = np.stack([o["observation"] for o in obs[:200]])
+    for fast, plain in zip(fist_table.observe_many(vectors), map(fist_table.observe, vectors), strict=True):
+        for name in fist_table.Table.__slots__:
+            a, b = getattr(fast, name), getattr(plain, name)
+            if name == "bids":
+                assert all(np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype for k in b) and a.keys() == b.keys()
+            else:
+                assert a == b and type(a) is type(b), name
+
+    class FirstLegal(fist_policy.HeuristicPolicy):
+        def act(self, observation):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    rows = obs[:8]
+    assert FirstLegal.act_each([FirstLegal()] * 8, np.stack([o["observation"] for o in rows]),
+                               np.stack([o["action_mask"] for o in rows])) == [
+        int(np.flatnonzero(o["action_mask"])[0]) for o in rows]

@@ -22,6 +22,7 @@ import dragonstones_env  # noqa: F401  (registers the Gym ids)
 from dragonstones_env.play import OpponentSampler, OpponentsVectorEnv
 from dragonstones_env.play.vector import WORKER_GC_THRESHOLD, TableInfos, game_of, quiet_collector
 from dragonstones_env.policies import Policy, load_policy
+from dragonstones_env.policies.bots.dragonstones.policy import HeuristicPolicy
 from tests.extras import TRAIN, TRAIN_MODULE
 
 EXAMPLE_DECK = Path(__file__).resolve().parents[1] / "examples" / "characters.yaml"
@@ -233,17 +234,28 @@ class FirstLegalInBatches(FirstLegal):
         return np.array([int(np.flatnonzero(m)[0]) for m in masks])
 
 
-def test_batched_and_one_by_one_opponents_together_play_the_gym_envs_games():
+def test_batched_and_one_by_one_opponents_together_play_the_gym_envs_games(monkeypatch):
     """A policy that decides in batches (one shared object) beside rule bots loaded per table: the
-    batching one is asked once a round for all the tables waiting on it, the bots decide at once,
-    table by table, and the games are SyncVectorEnv's, step for step."""
+    batching one is asked once a round for all the tables waiting on it, the heuristics of the tables
+    together through act_each, the value bots at once, table by table; the games are SyncVectorEnv's,
+    step for step."""
     batching = FirstLegalInBatches()
+    groups: list[int] = []
+    act_each = HeuristicPolicy.act_each
+
+    def counted(policies, observations, masks):
+        groups.append(len(policies))
+        return act_each(policies, observations, masks)
+
     kwargs = {"num_players": 4, "opponents": [batching, "heuristic", "value"]}
     ours = OpponentsVectorEnv("dragonstones", num_envs=6, **kwargs)
+    monkeypatch.setattr(HeuristicPolicy, "act_each", staticmethod(counted))
+    a = play(ours, 120, seed=2)
+    monkeypatch.undo()
+    assert batching.batches and max(batching.batches) > 1
+    assert groups and max(groups) > 1
     theirs = SyncVectorEnv([lambda: gym.make("Dragonstones-v0", **kwargs) for _ in range(6)],
                            autoreset_mode=AutoresetMode.SAME_STEP)
-    a = play(ours, 120, seed=2)
-    assert batching.batches and max(batching.batches) > 1
     b = play(theirs, 120, seed=2, masks_of=sync_masks)
     assert ends(a) >= 2
     assert data_equivalence(a, b, exact=True)

@@ -15,8 +15,10 @@ accepts, an :class:`~dragonstones_env.play.single_agent.OpponentSampler` include
 ``illegal_action``, ``truncation_reward``, a custom deck ``characters=``...). At each step every
 table plays the learner's move, then, until every table waits on its learner again, the pending
 opponent decisions are grouped by the policy that makes them and each group is one call:
-``act_batch`` (one forward pass) for checkpoints and the random bot, ``act`` per table for the rule
-bots; a search (``capabilities.information_state``) decides alone, through
+``act_batch`` (one forward pass) for checkpoints and the random bot, ``act_each`` for the instances
+of a class that decides for many at once (``capabilities.batch_each``: the heuristic, one instance a
+table, its observations read together), ``act`` at once for the other rule bots; a search
+(``capabilities.information_state``) decides alone, through
 :func:`~dragonstones_env.policies.decide`. The tables of a process share one loaded instance of each
 opponent spec that decides in batches (``capabilities.batch``), which is what makes the groups; every
 other spec (the rule bots, a search) is loaded once per table, so that its generator and its memory of
@@ -266,9 +268,11 @@ class Tables:
         """Every opponent move of the tables ``indices`` until each waits on its learner (or is over).
 
         Round by round: a policy that decides in batches (``capabilities.batch``: a checkpoint, random)
-        is asked once a round for all the tables that wait on it (:func:`act_grouped`); every other
-        policy (a rule bot, a search) decides and plays at once, table by table, so each policy is
-        still asked in table order and each table plays the same game, at no cost of grouping."""
+        is asked once a round for all the tables that wait on it (:func:`act_grouped`); the instances of
+        a class that decides for many instances at once (``capabilities.batch_each``: the heuristic, one
+        instance a table) are asked together, once a round, through their class's ``act_each``; every
+        other policy (a search, a policy object without either) decides and plays at once, table by
+        table. Each policy is asked in table order, so each table plays the same game as alone."""
         tables = self.tables
         waiting = list(indices)
         decided = 0
@@ -277,6 +281,7 @@ class Tables:
         while waiting:
             moved = []
             batched: list[tuple[int, Any, dict[str, np.ndarray]]] = []
+            each: dict[Any, list[tuple[int, Any, dict[str, np.ndarray]]]] = {}
             for k in waiting:
                 table = tables[k]
                 due = table.due()
@@ -285,19 +290,34 @@ class Tables:
                 moved.append(k)
                 policy, agent = due
                 started = clock()
-                if policy.capabilities.batch:
+                capabilities = policy.capabilities
+                if capabilities.batch:
                     batched.append((k, policy, table.aec.observe(agent)))
+                    deciding += clock() - started
+                elif capabilities.batch_each and not capabilities.information_state:
+                    each.setdefault(type(policy).act_each, []).append((k, policy, table.aec.observe(agent)))
                     deciding += clock() - started
                 else:  # decide() hands a search its information state first
                     action = int(decide(policy, table.aec, agent))
                     deciding += clock() - started
                     table.play(action)
+            started = clock()
+            decisions: list[tuple[int, int]] = []
             if batched:
-                started = clock()
                 actions = act_grouped([(policy, observation) for _, policy, observation in batched])
-                deciding += clock() - started
-                for (k, _, _), action in zip(batched, actions, strict=True):
-                    tables[k].play(action)
+                decisions += [(k, action) for (k, _, _), action in zip(batched, actions, strict=True)]
+            for act_each, group in each.items():
+                if len(group) == 1:
+                    (k, policy, observation), = group
+                    actions = [policy.act(observation)]
+                else:
+                    actions = act_each([policy for _, policy, _ in group],
+                                       np.stack([observation["observation"] for _, _, observation in group]),
+                                       np.stack([observation["action_mask"] for _, _, observation in group]))
+                decisions += [(k, int(action)) for (k, _, _), action in zip(group, actions, strict=True)]
+            deciding += clock() - started
+            for k, action in decisions:
+                tables[k].play(action)
             decided += len(moved)
             waiting = moved
         self.timers["opponents_s"] += deciding

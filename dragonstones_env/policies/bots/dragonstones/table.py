@@ -126,7 +126,17 @@ def _label(values: list, name: str) -> str | None:
 def observe(obs: np.ndarray) -> Table:
     """The :class:`Table` of an observation vector: ``read(decode(obs))``, field for field, from one flat
     list of the counts of the pieces the bots read (the game's ``observation.reader``)."""
-    v = _READER(obs)
+    return _table(_READER(obs), _READER.array(obs, "bids"))
+
+
+def observe_many(obs: np.ndarray) -> list[Table]:
+    """``[observe(o) for o in obs]`` for a batch of observation vectors (one a row), each piece gathered
+    for all the rows at once (what a vector env's tables ask of their bots together)."""
+    return [_table(v, block) for v, block in zip(_READER.rows(obs), _READER.arrays(obs, "bids"), strict=True)]
+
+
+def _table(v: list, block: np.ndarray) -> Table:
+    """The :class:`Table` of the reader's list ``v`` and the bids' counts ``block`` of one observation."""
     at = _AT["seat_present"]
     n = sum(v[at : at + _READER.shape["seat_present"][0]])
     card = _label(v, "card")
@@ -144,7 +154,6 @@ def observe(obs: np.ndarray) -> Table:
         seats.append(Seat(rel, *_seat_fields(v, rel)))
     at = _AT["pending_stones"]
     bank = _bank(v)
-    block = _READER.array(obs, "bids")
     return Table(
         n=n,
         decision=None if decision == "none" else decision,
