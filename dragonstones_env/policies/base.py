@@ -12,8 +12,8 @@ method                    what it is for                                        
                           options, custom deck); returns who plays the seat         returns ``self``
 ``reset(seed)``           a new game: reseed its own sampling, forget the last     nothing
 ``act_batch(obs, masks)``  many decisions in one call (a vector env's opponents)    ``act`` row by row
-``act_each(policies, ...)`` one decision by each of many instances in one call     each one's ``act``
-                          (a vector env's rule bots, one instance a table)
+``act_each(ps, o, m)``    one decision by each of many instances of a class, in    each one's ``act``
+                          one call (a vector env's rule bots, one a table)
 ``probabilities(...)``    its masked action distribution for a batch               refuses (``NotImplemented``)
 ``value(observation)``    a critic's estimate of the seat's final reward           refuses
 ``win_chance(obs)``       a rule bot's estimate of the seat's chance to win        refuses
