@@ -47,7 +47,7 @@ class FirstLegal(Policy):
 def test_capabilities_are_what_a_class_overrides():
     assert FirstLegal().capabilities == Capabilities()
     assert load_policy("random").capabilities == Capabilities(batch=True)
-    assert load_policy("heuristic").capabilities == Capabilities(win_chance=True)
+    assert load_policy("heuristic").capabilities == Capabilities(win_chance=True, batch_each=True)
     champion = load_policy("champion").capabilities
     assert champion.batch and champion.probabilities and champion.value and champion.judges
     assert load_policy("ismcts").capabilities == Capabilities(information_state=True)
@@ -58,6 +58,8 @@ def test_the_defaults_refuse_what_a_policy_does_not_offer():
     p = FirstLegal()
     obs = {"observation": np.zeros(3, np.float32), "action_mask": np.array([0, 1, 1], np.int8)}
     assert p.act_batch(obs["observation"][None].repeat(2, 0), obs["action_mask"][None].repeat(2, 0)).tolist() == [1, 1]
+    assert FirstLegal.act_each([p, FirstLegal()], obs["observation"][None].repeat(2, 0),
+                               np.array([[0, 1, 1], [1, 0, 1]], np.int8)) == [1, 0]
     for ask in (lambda: p.probabilities(obs["observation"][None], obs["action_mask"][None]),
                 lambda: p.value(obs), lambda: p.win_chance(obs)):
         with pytest.raises(PolicyError, match="FirstLegal"):

@@ -8,6 +8,7 @@ gymnasium seeds them (``seed + k``): the vector env must play the same games, st
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import gymnasium as gym
@@ -19,8 +20,9 @@ from gymnasium.vector.utils import batch_space
 
 import dragonstones_env  # noqa: F401  (registers the Gym ids)
 from dragonstones_env.play import OpponentSampler, OpponentsVectorEnv
-from dragonstones_env.play.vector import game_of
+from dragonstones_env.play.vector import WORKER_GC_THRESHOLD, TableInfos, game_of, quiet_collector
 from dragonstones_env.policies import Policy, load_policy
+from dragonstones_env.policies.bots.dragonstones.policy import HeuristicPolicy
 from tests.extras import TRAIN, TRAIN_MODULE
 
 EXAMPLE_DECK = Path(__file__).resolve().parents[1] / "examples" / "characters.yaml"
@@ -121,6 +123,63 @@ def test_masks_are_legal_and_the_infos_carry_them_and_the_final_steps():
     envs.close()
 
 
+def added_one_by_one(envs, infos: list[dict]) -> dict:
+    """Gymnasium's vector infos made the plain way: ``_add_info`` table by table (what the env did before
+    TableInfos)."""
+    out: dict = {}
+    for k, info in enumerate(infos):
+        out = envs._add_info(out, info, k)
+    return out
+
+
+def test_table_infos_are_the_dicts_and_the_gymnasium_infos_they_replace(monkeypatch):
+    """At every step of 300 (tables finishing, sizes drawn), the infos' columns give back each table's
+    dict (types, copies) and the gymnasium infos that ``_add_info`` table by table made; split in two
+    workers' shares and joined again, the same; and shares whose columns differ still join right."""
+    seen: list[list[dict]] = []
+    of = TableInfos.of.__func__
+    monkeypatch.setattr(TableInfos, "of", classmethod(lambda cls, infos: seen.append(list(infos)) or of(cls, infos)))
+    envs = OpponentsVectorEnv("dragonstones", num_envs=5, num_players=[3, 4], opponents="heuristic")
+    envs.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))
+    envs.close()
+    monkeypatch.undo()
+    finals = 0
+    for infos in seen:
+        columns = TableInfos.of(infos)
+        assert set(columns.columns) == {"seat", "num_players", "winners", "illegal_action"}
+        assert data_equivalence(columns.tables(), infos, exact=True)
+        assert columns.table(0)["winners"] is not infos[0]["winners"]
+        want = added_one_by_one(envs, infos)
+        assert data_equivalence(columns.gymnasium(envs), want, exact=True)
+        joined = TableInfos.concat([TableInfos.of(infos[:2]), TableInfos.of(infos[2:])])
+        assert data_equivalence(joined.gymnasium(envs), want, exact=True)
+        assert data_equivalence(joined.tables(), infos, exact=True)
+        finals += sum("final_obs" in info for info in infos)
+    assert finals >= 3
+    odd = [{**info, "extra": 1.5 if k < 2 else 2} for k, info in enumerate(seen[-1])]  # a float, then ints
+    joined = TableInfos.concat([TableInfos.of(odd[:2]), TableInfos.of(odd[2:])])
+    assert "extra" not in joined.columns
+    assert data_equivalence(joined.gymnasium(envs), added_one_by_one(envs, odd), exact=True)
+    assert data_equivalence(joined.tables(), odd, exact=True)
+
+
+def test_the_infos_are_the_same_with_workers():
+    kwargs = {"num_players": 4, "opponents": "heuristic"}
+    traces = []
+    for workers in (1, 2):
+        envs = OpponentsVectorEnv("dragonstones", num_envs=4, workers=workers, **kwargs)
+        trace = [envs.reset(seed=9)[1]]
+        for t in range(120):
+            trace.append(envs.step(learner_actions(envs.action_masks(), t))[4])
+        envs.close()
+        traces.append(trace)
+    assert any("final_obs" in infos for infos in traces[0])
+    assert data_equivalence(traces[0], traces[1], exact=True)
+
+
 class CountingSampler(OpponentSampler):
     """The heuristic in every other seat, counting the line-ups drawn and the results reported."""
 
@@ -164,6 +223,44 @@ class FirstLegal(Policy):
         return int(np.flatnonzero(observation["action_mask"])[0])
 
 
+class FirstLegalInBatches(FirstLegal):
+    """FirstLegal deciding in batches too, counting the rows of each batch it is asked."""
+
+    def __init__(self):
+        self.batches: list[int] = []
+
+    def act_batch(self, observations, masks):
+        self.batches.append(len(masks))
+        return np.array([int(np.flatnonzero(m)[0]) for m in masks])
+
+
+def test_batched_and_one_by_one_opponents_together_play_the_gym_envs_games(monkeypatch):
+    """A policy that decides in batches (one shared object) beside rule bots loaded per table: the
+    batching one is asked once a round for all the tables waiting on it, the heuristics of the tables
+    together through act_each, the value bots at once, table by table; the games are SyncVectorEnv's,
+    step for step."""
+    batching = FirstLegalInBatches()
+    groups: list[int] = []
+    act_each = HeuristicPolicy.act_each
+
+    def counted(policies, observations, masks):
+        groups.append(len(policies))
+        return act_each(policies, observations, masks)
+
+    kwargs = {"num_players": 4, "opponents": [batching, "heuristic", "value"]}
+    ours = OpponentsVectorEnv("dragonstones", num_envs=6, **kwargs)
+    monkeypatch.setattr(HeuristicPolicy, "act_each", staticmethod(counted))
+    a = play(ours, 120, seed=2)
+    monkeypatch.undo()
+    assert batching.batches and max(batching.batches) > 1
+    assert groups and max(groups) > 1
+    theirs = SyncVectorEnv([lambda: gym.make("Dragonstones-v0", **kwargs) for _ in range(6)],
+                           autoreset_mode=AutoresetMode.SAME_STEP)
+    b = play(theirs, 120, seed=2, masks_of=sync_masks)
+    assert ends(a) >= 2
+    assert data_equivalence(a, b, exact=True)
+
+
 def test_a_custom_deck_and_a_policy_object_play_as_the_gym_env_plays_them():
     kwargs = {"num_players": 4, "opponents": FirstLegal(), "characters": str(EXAMPLE_DECK)}
     ours = OpponentsVectorEnv("dragonstones", num_envs=2, workers=2, **kwargs)
@@ -198,6 +295,20 @@ def test_bad_calls_are_refused():
     with pytest.raises(ValueError, match="seed lists 1 seeds for 2 tables"):
         envs.reset(seed=[1])
     envs.close()
+
+
+def test_a_worker_quiets_its_garbage_collector_without_turning_it_off():
+    """What a worker process does to its collector (quiet_collector, run here and undone): still on,
+    what was loaded frozen out of the collections, the youngest generation collected less often."""
+    before = gc.get_threshold()
+    try:
+        quiet_collector()
+        assert gc.isenabled()
+        assert gc.get_threshold() == WORKER_GC_THRESHOLD and WORKER_GC_THRESHOLD[0] > before[0]
+        assert gc.get_freeze_count() > 1000  # the modules and objects loaded so far
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
 
 
 def test_maskable_ppo_learns_through_the_sb3_adapter():

@@ -64,7 +64,7 @@ class OpponentsVecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         obs, self._masks, infos = self.engine.reset([None if s is None else int(s) for s in self._seeds])
         self._returns[:], self._lengths[:] = 0.0, 0
-        self.reset_infos = infos
+        self.reset_infos = infos.tables()
         self._reset_seeds()
         return obs
 
@@ -78,7 +78,7 @@ class OpponentsVecEnv(VecEnv):
         self._lengths += 1
         dones = terminated | truncated
         infos: list[dict[str, Any]] = []
-        for k, info in enumerate(table_infos):
+        for k, info in enumerate(table_infos.tables()):
             if dones[k]:
                 final = dict(info["final_info"])
                 final.update({"terminal_observation": info["final_obs"],

@@ -15,8 +15,10 @@ accepts, an :class:`~dragonstones_env.play.single_agent.OpponentSampler` include
 ``illegal_action``, ``truncation_reward``, a custom deck ``characters=``...). At each step every
 table plays the learner's move, then, until every table waits on its learner again, the pending
 opponent decisions are grouped by the policy that makes them and each group is one call:
-``act_batch`` (one forward pass) for checkpoints and the random bot, ``act`` per table for the rule
-bots; a search (``capabilities.information_state``) decides alone, through
+``act_batch`` (one forward pass) for checkpoints and the random bot, ``act_each`` for the instances
+of a class that decides for many at once (``capabilities.batch_each``: the heuristic, one instance a
+table, its observations read together), ``act`` at once for the other rule bots; a search
+(``capabilities.information_state``) decides alone, through
 :func:`~dragonstones_env.policies.decide`. The tables of a process share one loaded instance of each
 opponent spec that decides in batches (``capabilities.batch``), which is what makes the groups; every
 other spec (the rule bots, a search) is loaded once per table, so that its generator and its memory of
@@ -46,6 +48,7 @@ SB3 ``VecEnv``.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import time
 from collections.abc import Sequence
@@ -99,9 +102,97 @@ def act_grouped(pending: Sequence[tuple[Any, dict[str, np.ndarray]]]) -> list[in
     return actions
 
 
-# One step of a set of tables: observations, rewards, terminated, truncated, masks, and one info per
-# table; a finished table's info is its next episode's, with "final_obs" and "final_info" added.
-Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]
+_COLUMN_TYPES = (int, float, bool, np.ndarray)
+
+
+class TableInfos:
+    """The infos of a set of tables at one step, by key: what a worker sends down its pipe and what the
+    Gymnasium front end hands on, a few arrays where a dict per table cost pickling, unpickling and
+    gymnasium's ``_add_info`` table by table (issue #47; docs/results.md).
+
+    ``columns[key]`` holds a row per table for every key that every table's info has with values of one
+    type (a Python int, float or bool, a numpy scalar type, or arrays of one dtype and shape), typed as
+    gymnasium's ``_add_info`` would type it; ``rest[k]`` holds the other entries of table ``k``'s info (a
+    finished table's ``final_obs`` and ``final_info``, any key not every table has). :meth:`table` gives a
+    table's info back as the dict it was (what SB3's adapter reads), :meth:`gymnasium` the vector env's.
+    """
+
+    __slots__ = ("columns", "kinds", "n", "rest")
+
+    def __init__(self, n: int, columns: dict[str, np.ndarray], kinds: dict[str, type], rest: dict[int, dict]):
+        self.n, self.columns, self.kinds, self.rest = n, columns, kinds, rest
+
+    @classmethod
+    def of(cls, infos: Sequence[dict[str, Any]]) -> TableInfos:
+        """The columns of one info per table."""
+        columns: dict[str, np.ndarray] = {}
+        kinds: dict[str, type] = {}
+        for key, first in (infos[0].items() if infos else ()):
+            kind = type(first)
+            if kind not in _COLUMN_TYPES and not issubclass(kind, np.number):
+                continue
+            values = [info.get(key) for info in infos]
+            if any(type(v) is not kind for v in values):
+                continue
+            if kind is np.ndarray:
+                if any(v.dtype != first.dtype or v.shape != first.shape for v in values):
+                    continue
+                columns[key] = np.stack(values)
+            else:
+                columns[key] = np.array(values, dtype=kind)
+            kinds[key] = kind
+        rest = {}
+        for k, info in enumerate(infos):
+            extra = {key: value for key, value in info.items() if key not in columns}
+            if extra:
+                rest[k] = extra
+        return cls(len(infos), columns, kinds, rest)
+
+    @classmethod
+    def concat(cls, parts: Sequence[TableInfos]) -> TableInfos:
+        """The infos of the tables of ``parts`` (workers' shares, in order), one after the other."""
+        first = parts[0]
+        if any(p.kinds != first.kinds or any(p.columns[key].dtype != first.columns[key].dtype
+                                             or p.columns[key].shape[1:] != first.columns[key].shape[1:]
+                                             for key in first.columns) for p in parts[1:]):
+            return cls.of([info for p in parts for info in p.tables()])  # the workers' columns differ
+        rest, offset = {}, 0
+        for p in parts:
+            rest.update({offset + k: extra for k, extra in p.rest.items()})
+            offset += p.n
+        return cls(offset, {key: np.concatenate([p.columns[key] for p in parts]) for key in first.columns},
+                   dict(first.kinds), rest)
+
+    def table(self, k: int) -> dict[str, Any]:
+        """Table ``k``'s info, as the dict it was (its own copies of arrays, Python scalars as such)."""
+        info: dict[str, Any] = {}
+        for key, column in self.columns.items():
+            kind = self.kinds[key]
+            value = column[k]
+            info[key] = value.copy() if kind is np.ndarray else kind(value) if kind in _COLUMN_TYPES else value
+        info.update(self.rest.get(k, {}))
+        return info
+
+    def tables(self) -> list[dict[str, Any]]:
+        return [self.table(k) for k in range(self.n)]
+
+    def gymnasium(self, env: gym.vector.VectorEnv) -> dict[str, Any]:
+        """Gymnasium's vector infos of these tables, as ``env._add_info`` table by table would make them:
+        a column and its mask of every table as they are, the rest through ``_add_info``."""
+        infos: dict[str, Any] = {}
+        everyone = np.ones(self.n, bool)
+        for key, column in self.columns.items():
+            infos[key] = column
+            infos[f"_{key}"] = everyone.copy()
+        for k in sorted(self.rest):
+            infos = env._add_info(infos, self.rest[k], k)
+        return infos
+
+
+# One step of a set of tables: observations, rewards, terminated, truncated, masks, and the infos (one
+# per table, TableInfos); a finished table's info is its next episode's, with "final_obs" and
+# "final_info" added.
+Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, TableInfos]
 
 
 class Tables:
@@ -130,13 +221,13 @@ class Tables:
         self.timers = {"step_s": 0.0, "opponents_s": 0.0, "opponent_decisions": 0, "learner_steps": 0}
         self._masks = np.zeros((num_tables, first.action_space.n), bool)
 
-    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, TableInfos]:
         """Every table's new episode (``seeds[k]`` for table ``k``; None: from its own generator)."""
         for table, seed in zip(self.tables, seeds, strict=True):
             table.start_episode(seed)
         self._play_opponents(range(self.num_tables))
         obs = np.stack([self._observe(k) for k in range(self.num_tables)])
-        return obs, self._masks.copy(), [table._info() for table in self.tables]
+        return obs, self._masks.copy(), TableInfos.of([table._info() for table in self.tables])
 
     def step(self, actions: Sequence[Any]) -> Step:
         """The learner's move at every table, the opponents' until each waits on its learner again; a
@@ -167,33 +258,70 @@ class Tables:
             infos[k] = {**self.tables[k]._info(), **infos[k]}
         self.timers["step_s"] += time.perf_counter() - started
         self.timers["learner_steps"] += n
-        return obs, rewards, terminated, truncated, self._masks.copy(), infos
+        return obs, rewards, terminated, truncated, self._masks.copy(), TableInfos.of(infos)
 
     def close(self) -> None:
         for table in self.tables:
             table.close()
 
     def _play_opponents(self, indices: Sequence[int] | range) -> None:
-        """Every opponent move of the tables ``indices`` until each waits on its learner (or is over)."""
+        """Every opponent move of the tables ``indices`` until each waits on its learner (or is over).
+
+        Round by round: a policy that decides in batches (``capabilities.batch``: a checkpoint, random)
+        is asked once a round for all the tables that wait on it (:func:`act_grouped`); the instances of
+        a class that decides for many instances at once (``capabilities.batch_each``: the heuristic, one
+        instance a table) are asked together, once a round, through their class's ``act_each``; every
+        other policy (a search, a policy object without either) decides and plays at once, table by
+        table. Each policy is asked in table order, so each table plays the same game as alone."""
+        tables = self.tables
         waiting = list(indices)
+        decided = 0
+        deciding = 0.0
+        clock = time.perf_counter
         while waiting:
-            due = [(k, self.tables[k].due()) for k in waiting]
-            due = [(k, d) for k, d in due if d is not None]
-            if not due:
-                return
-            started = time.perf_counter()
-            batched, alone = [], []  # a search (observe_game) needs its table's game: it decides alone
-            for k, (policy, agent) in due:
-                (alone if policy.capabilities.information_state else batched).append((k, policy, agent))
-            pending = [(policy, self.tables[k].aec.observe(agent)) for k, policy, agent in batched]
-            actions = dict(zip([k for k, _, _ in batched], act_grouped(pending), strict=True))
-            for k, policy, agent in alone:
-                actions[k] = int(decide(policy, self.tables[k].aec, agent))
-            self.timers["opponents_s"] += time.perf_counter() - started
-            self.timers["opponent_decisions"] += len(due)
-            for k, _ in due:
-                self.tables[k].play(actions[k])
-            waiting = [k for k, _ in due]
+            moved = []
+            batched: list[tuple[int, Any, dict[str, np.ndarray]]] = []
+            each: dict[Any, list[tuple[int, Any, dict[str, np.ndarray]]]] = {}
+            for k in waiting:
+                table = tables[k]
+                due = table.due()
+                if due is None:
+                    continue
+                moved.append(k)
+                policy, agent = due
+                started = clock()
+                capabilities = policy.capabilities
+                if capabilities.batch:
+                    batched.append((k, policy, table.aec.observe(agent)))
+                    deciding += clock() - started
+                elif capabilities.batch_each and not capabilities.information_state:
+                    each.setdefault(type(policy).act_each, []).append((k, policy, table.aec.observe(agent)))
+                    deciding += clock() - started
+                else:  # decide() hands a search its information state first
+                    action = int(decide(policy, table.aec, agent))
+                    deciding += clock() - started
+                    table.play(action)
+            started = clock()
+            decisions: list[tuple[int, int]] = []
+            if batched:
+                actions = act_grouped([(policy, observation) for _, policy, observation in batched])
+                decisions += [(k, action) for (k, _, _), action in zip(batched, actions, strict=True)]
+            for act_each, group in each.items():
+                if len(group) == 1:
+                    (k, policy, observation), = group
+                    actions = [policy.act(observation)]
+                else:
+                    actions = act_each([policy for _, policy, _ in group],
+                                       np.stack([observation["observation"] for _, _, observation in group]),
+                                       np.stack([observation["action_mask"] for _, _, observation in group]))
+                decisions += [(k, int(action)) for (k, _, _), action in zip(group, actions, strict=True)]
+            deciding += clock() - started
+            for k, action in decisions:
+                tables[k].play(action)
+            decided += len(moved)
+            waiting = moved
+        self.timers["opponents_s"] += deciding
+        self.timers["opponent_decisions"] += decided
 
     def _observe(self, k: int) -> np.ndarray:
         observation = self.tables[k].learner_observation()
@@ -201,10 +329,30 @@ class Tables:
         return observation["observation"]
 
 
+# The worker's young-generation threshold: objects allocated between two collections of the youngest
+# generation (CPython's default is 700). A step of 16 tables allocates thousands of short-lived
+# containers, none of them in a cycle (refcounting frees them all: the collections of a worker's loop
+# found no garbage), and the default made a collection every few tables.
+WORKER_GC_THRESHOLD = (20_000, 10, 10)
+
+
+def quiet_collector() -> None:
+    """Make this worker process's cyclic garbage collector rarer (never off: a user's policy may make
+    cycles). What the worker loaded (modules, tables, policies, their weights) is frozen out of the
+    collections, which otherwise walked it all again at every full one, and the youngest generation is
+    collected every :data:`WORKER_GC_THRESHOLD` allocations, not 700: the collector cost 5.6 % of a
+    worker's CPU time stepping 16 tables of heuristic opponents, 1.5 % after (docs/results.md, issue #47).
+    Only a worker process does this: a :class:`Tables` in the caller's process leaves its collector alone."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*WORKER_GC_THRESHOLD)
+
+
 def _worker(pipe: Any, game: str, num_tables: int, env_kwargs: dict[str, Any]) -> None:
     """One worker process: the :class:`Tables` of its share, answering the calling process."""
     threadpool_limits(1)  # one BLAS thread (the module docstring says why)
     tables = Tables(game, num_tables, **env_kwargs)
+    quiet_collector()
     while True:
         command, data = pipe.recv()
         if command == "step":
@@ -242,19 +390,19 @@ class WorkerTables:
         self.num_tables = num_tables
         self.closed = False
 
-    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    def reset(self, seeds: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, TableInfos]:
         for pipe, (lo, hi) in zip(self.pipes, self.bounds, strict=True):
             pipe.send(("reset", list(seeds[lo:hi])))
         parts = [pipe.recv() for pipe in self.pipes]
         return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                [info for p in parts for info in p[2]])
+                TableInfos.concat([p[2] for p in parts]))
 
     def step(self, actions: Sequence[Any]) -> Step:
         for pipe, (lo, hi) in zip(self.pipes, self.bounds, strict=True):
             pipe.send(("step", actions[lo:hi]))
         parts = [pipe.recv() for pipe in self.pipes]
         return (*(np.concatenate([p[i] for p in parts]) for i in range(5)),  # type: ignore[return-value]
-                [info for p in parts for info in p[5]])
+                TableInfos.concat([p[5] for p in parts]))
 
     @property
     def timers(self) -> dict[str, float]:
@@ -368,10 +516,8 @@ class OpponentsVectorEnv(gym.vector.VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         self.engine.close()
 
-    def _infos(self, table_infos: list[dict[str, Any]]) -> dict[str, Any]:
-        infos: dict[str, Any] = {}
-        for k, info in enumerate(table_infos):
-            infos = self._add_info(infos, info, k)
+    def _infos(self, table_infos: TableInfos) -> dict[str, Any]:
+        infos = table_infos.gymnasium(self)
         infos["action_mask"] = self._masks.copy()
         infos["_action_mask"] = np.ones(self.num_envs, bool)
         return infos

@@ -12,6 +12,8 @@ method                    what it is for                                        
                           options, custom deck); returns who plays the seat         returns ``self``
 ``reset(seed)``           a new game: reseed its own sampling, forget the last     nothing
 ``act_batch(obs, masks)``  many decisions in one call (a vector env's opponents)    ``act`` row by row
+``act_each(ps, o, m)``    one decision by each of many instances of a class, in    each one's ``act``
+                          one call (a vector env's rule bots, one a table)
 ``probabilities(...)``    its masked action distribution for a batch               refuses (``NotImplemented``)
 ``value(observation)``    a critic's estimate of the seat's final reward           refuses
 ``win_chance(obs)``       a rule bot's estimate of the seat's chance to win        refuses
@@ -33,7 +35,7 @@ The bottom of the policies package: every other module here imports it, it impor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
@@ -55,6 +57,7 @@ class Capabilities:
     """What a policy offers beyond ``act``: read from which of :class:`Policy`'s methods its class overrides."""
 
     batch: bool = False  # act_batch is its own (faster than act row by row)
+    batch_each: bool = False  # act_each is its class's own (its instances decide together, faster)
     probabilities: bool = False  # probabilities() gives its masked action distribution
     value: bool = False  # value() judges a position (a checkpoint's critic)
     win_chance: bool = False  # win_chance() judges a position (a rule bot)
@@ -118,6 +121,15 @@ class Policy:
         return np.array([self.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks,
                                                                                          strict=True)], np.int64)
 
+    @staticmethod
+    def act_each(policies: Sequence[Policy], observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """One action by each of ``policies`` (row ``k`` decided by ``policies[k]``, with its own generator
+        and memory, in the order given), in one call: what a vector env asks of a class whose instances
+        each play one table's seats (a rule bot), when several wait at once. ``policies`` are instances of
+        the class that defines it (or its subclasses); the default asks each one's ``act``."""
+        return [int(p.act({"observation": o, "action_mask": m}))
+                for p, o, m in zip(policies, observations, masks, strict=True)]
+
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked action distribution for a batch (rows sum to 1, 0 on masked actions)."""
         raise PolicyError(f"{self!r} gives no action probabilities")
@@ -136,7 +148,7 @@ class Policy:
         return _capabilities(type(self))
 
 
-_OPTIONAL = {"batch": "act_batch", "probabilities": "probabilities", "value": "value",
+_OPTIONAL = {"batch": "act_batch", "batch_each": "act_each", "probabilities": "probabilities", "value": "value",
              "win_chance": "win_chance", "information_state": "observe_game"}
 
 

@@ -28,6 +28,8 @@ from .values import Values, pick
 LAMBDAS = np.array([0.0, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.7, 2.2, 3.0, 4.0, 6.0])  # fairy prices tried
 VMAX = 2 * max(A.FAIRY_CAP + A.COMMON_CAP, A.SILVER_CAP)  # the highest bid value (F10, F14)
 _POSITIVE = (np.arange(VMAX + 1) > 0).astype(float)  # P(a bid of nothing < v)
+_ONES = np.ones(VMAX + 1)  # the win curve's factors before any opponent
+_ONES.flags.writeable = False
 NO_BID = ("bid", 0, 0, 0, 0)
 CURSE = ("bid", 0, 0, 1, 0)  # the black coin alone: cursed whatever the others bid (F12)
 
@@ -75,14 +77,12 @@ def _win_curve(p: Params, opponents: tuple, done: int) -> np.ndarray:
     """The win curve against ``opponents`` (fairy, common, amulet, black coin, bids of nothing this
     turn, could score with the character) after ``done`` auctions. Read only: it is shared
     (:attr:`.values.Values.curves`)."""
-    lt = np.ones(VMAX + 1)
-    le = np.ones(VMAX + 1)
+    lt = le = _ONES  # 1 x a is a, bit for bit: the first opponent's factors are taken as they are
     clean = 1.0
     for fairy, common, amulet, black, zero, scores in opponents:
         a, b = _opponent_cdfs(p.zero_prior, p.zero_weight, p.zero_if_scoring, fairy, common, amulet, zero, scores,
                               done)
-        lt = lt * a
-        le = le * b
+        lt, le = (a, b) if lt is _ONES else (lt * a, le * b)
         if black:
             clean *= 1.0 - p.opp_black_use
     win = (lt + p.tie_share * (le - lt)) * clean

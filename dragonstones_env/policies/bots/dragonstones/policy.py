@@ -7,6 +7,8 @@ Equally good actions are broken by the bot's seeded ``numpy`` generator.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from dragonstones_env.games.dragonstones import actions as A
@@ -15,7 +17,7 @@ from dragonstones_env.policies import base
 from . import bidding, choices
 from .custom_values import deck_gains
 from .params import PARAMS, Params
-from .table import Table, observe
+from .table import Table, observe, observe_many
 from .values import Values
 
 
@@ -52,6 +54,15 @@ class HeuristicPolicy(base.Policy):
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.decide(observe(observation["observation"]), observation["action_mask"])
+
+    @staticmethod
+    def act_each(policies: Sequence[base.Policy], observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """Each bot's action on its row, the observations read together (:func:`.table.observe_many`): the
+        same actions as each one's ``act``, in the order given (a subclass with its own ``act`` is asked it)."""
+        tables = observe_many(np.asarray(observations))
+        return [p.decide(t, m) if type(p).act is HeuristicPolicy.act else int(p.act({"observation": o,
+                                                                                       "action_mask": m}))
+                for p, t, o, m in zip(policies, tables, observations, masks, strict=True)]
 
     def win_chance(self, observation: dict[str, np.ndarray]) -> float:
         """The chance that the viewer wins from here, as the bot judges the seats' positions

@@ -108,6 +108,11 @@ _PROGRESS_HELD = _AT["progress"] + 1  # ("turn_fraction", "auctions_held")
 assert _READER.labels["progress"][1] == "auctions_held"
 _TURN_CARDS = len(CHARACTER_SLOTS) * len(CARD_STATUS)
 assert _READER.shape["turn_cards"] == (len(CHARACTER_SLOTS), len(CARD_STATUS))
+# Where each character's row of turn_cards starts in the reader's list: observe() reads the face-down
+# count and the four other statuses by index (cheaper than slicing the block per status).
+_TURN_AT = tuple(range(_AT["turn_cards"], _AT["turn_cards"] + _TURN_CARDS, _STATUS_WIDTH))
+_TURN_ROWS = tuple(zip(CHARACTER_SLOTS, _TURN_AT, strict=True))
+assert CARD_STATUS[0] == "face_down" and _STATUS_WIDTH == 5, "observe() reads a face-down count and 4 others"
 
 
 def _label(values: list, name: str) -> str | None:
@@ -121,27 +126,34 @@ def _label(values: list, name: str) -> str | None:
 def observe(obs: np.ndarray) -> Table:
     """The :class:`Table` of an observation vector: ``read(decode(obs))``, field for field, from one flat
     list of the counts of the pieces the bots read (the game's ``observation.reader``)."""
-    v = _READER(obs)
+    return _table(_READER(obs), _READER.array(obs, "bids"))
+
+
+def observe_many(obs: np.ndarray) -> list[Table]:
+    """``[observe(o) for o in obs]`` for a batch of observation vectors (one a row), each piece gathered
+    for all the rows at once (what a vector env's tables ask of their bots together)."""
+    return [_table(v, block) for v, block in zip(_READER.rows(obs), _READER.arrays(obs, "bids"), strict=True)]
+
+
+def _table(v: list, block: np.ndarray) -> Table:
+    """The :class:`Table` of the reader's list ``v`` and the bids' counts ``block`` of one observation."""
     at = _AT["seat_present"]
     n = sum(v[at : at + _READER.shape["seat_present"][0]])
     card = _label(v, "card")
     decision, asks = decision_of(_label(v, "decision"), card)
-    at = _AT["turn_cards"]
-    turn = v[at : at + _TURN_CARDS]  # a row of CARD_STATUS counts per character
     face_down = []
-    for name, k in zip(CHARACTER_SLOTS, turn[0::_STATUS_WIDTH], strict=True):
+    for name, at in _TURN_ROWS:  # a row of CARD_STATUS counts per character, face down first
+        k = v[at]
         if k:
             face_down += [name] * k
     # auctioned or played: any status but face down (counts are never negative)
-    done = zip(*(turn[s::_STATUS_WIDTH] for s in range(1, _STATUS_WIDTH)), strict=True)
-    played = list(compress(CHARACTER_SLOTS, map(any, done)))
+    played = list(compress(CHARACTER_SLOTS, [v[at + 1] or v[at + 2] or v[at + 3] or v[at + 4] for at in _TURN_AT]))
     fairy, common, silver = _own(v)
     seats = [Seat(0, *_seat_fields(v, 0, fairy, common, silver, 1))]
     for rel in range(1, n):
         seats.append(Seat(rel, *_seat_fields(v, rel)))
     at = _AT["pending_stones"]
     bank = _bank(v)
-    block = _READER.array(obs, "bids")
     return Table(
         n=n,
         decision=None if decision == "none" else decision,
