@@ -40,6 +40,7 @@ from dragonstones_env.bounds import Bound, GiB
 from dragonstones_env.core import same_game
 from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import PolicyError, load_policy, zoo
+from dragonstones_env.policies.checkpoint import ARCHITECTURES
 from dragonstones_env.policies.search import SearchPolicy
 from dragonstones_env.registry import ByGame
 from training.imitate import TARGETS
@@ -72,6 +73,7 @@ BOUNDS: Mapping[str, Bound] = {
     "ppo.vf_coef": Bound(float, 0.0, 10.0, "the value loss's weight"),
     "ppo.max_grad_norm": Bound(float, 0.0, 1000.0, "the gradient clip", open_low=True),
     "ppo.net_arch[]": Bound(int, 1, 8192, "a hidden layer's width"),
+    "ppo.seat_arch[]": Bound(int, 1, 1024, "a layer's width in the shaped network's seat encoder"),
     "ppo.n_steps": Bound(int, 2, 10**7, "steps per environment per update (and the rollout buffer's budget)"),
     "ppo.batch_size": Bound(int, 1, 10**7, "at most n_steps x n_envs"),
     "ppo.n_epochs": Bound(int, 1, 1000, "passes over each rollout"),
@@ -184,6 +186,12 @@ class PPO(PPOCommon):
     n_steps: int = 128
     batch_size: int = 128  # fits one table's rollout; configs of many tables raise it (default.yaml: 1024)
     n_epochs: int = 4
+    # The network (training/shaped.py): "mlp", one MLP over the flat observation and a flat head; "shaped",
+    # the opponents' seats through one shared encoder (seat_arch) pooled by their mean, and the action logits
+    # factorised over the parts of each action (a bid's amount of each coin...), plus flat ones if flat_logits.
+    architecture: str = "mlp"
+    seat_arch: list[int] = field(default_factory=lambda: [64])  # "shaped": the seat encoder's layer widths
+    flat_logits: bool = True  # "shaped": add a flat logit per action to the factorised ones
 
 
 @dataclass
@@ -477,6 +485,9 @@ def validate_ppo(p: PPO, n_envs: int, spec: GameSpec, key: str = "ppo") -> None:
          f"n_steps x n_envs = {p.n_steps * n_envs} rows of {spec.title}'s observations and masks is "
          f"{size / GiB:.1f} GiB of rollout buffer; at most {ROLLOUT_BYTES // GiB} GiB")
     validate_net_arch(p.net_arch, f"{key}.net_arch")
+    need(p.architecture in ARCHITECTURES, f"{key}.architecture",
+         f"must be one of {list(ARCHITECTURES)}, got {p.architecture!r}")
+    need(1 <= len(p.seat_arch) <= NET_ARCH_LAYERS, f"{key}.seat_arch", f"1..{NET_ARCH_LAYERS} layers")
 
 
 def validate(cfg: Config) -> Config:
@@ -489,6 +500,9 @@ def validate(cfg: Config) -> Config:
     need(cfg.workers == 1 or cfg.collector == "batched", "workers", "is the batched collector's (collector: batched)")
     need(DEVICE.fullmatch(cfg.device) is not None, "device", "must be cpu, cuda, cuda:N, mps or auto")
     check_path("start", cfg.start, empty_ok=True)
+    need(not cfg.start or cfg.ppo.architecture == "mlp", "start",
+         "starts an MLP's layers (training/start.py); ppo.architecture: shaped starts from random weights or a "
+         "teacher's clone: set start= or ppo.architecture=mlp")
     validate_ppo(cfg.ppo, cfg.n_envs, cfg.spec)
     validate_league(cfg.league, KINDS)
     validate_imitate(cfg.imitate)
