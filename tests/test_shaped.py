@@ -26,6 +26,8 @@ from dragonstones_env.policies.checkpoint import (
 from dragonstones_env.policies.registry import shipped_dir
 from dragonstones_env.policies.shaped import features, game_shape
 from training.config import PPO, ConfigError, load_config
+from training.promote import promote
+from training.start import read_start
 from training.train import new_model
 
 SHAPE = game_shape(games.get("dragonstones").raw_env)
@@ -180,3 +182,21 @@ def test_config_architecture_is_checked():
         load_config(None, ["ppo.architecture=shaped", "start=policies/starts/heuristic-clone"])
     cfg = load_config(str(Path(__file__).parents[1] / "configs" / "netshape-shaped.yaml"), [])
     assert (cfg.ppo.architecture, cfg.seed, cfg.total_timesteps) == ("shaped", 5, 150_000)
+
+
+def test_promote_half_ships_a_shaped_checkpoint_that_plays_as_float32(tmp_path):
+    m = model()
+    folder = save_checkpoint(m, tmp_path / "run", {"steps": 0})
+    promote(folder, tmp_path / "shipped", half=True)
+    shipped = load_policy(str(tmp_path / "shipped"))
+    assert isinstance(shipped, ShapedCheckpointPolicy) and shipped.net.head[0].dtype == np.float32
+    x = observations(np.random.default_rng(6), 4)
+    np.testing.assert_allclose(shipped.logits(x), CheckpointPolicy.from_sb3(m).logits(x), atol=0.05)
+    assert shipped.value({"observation": x[0]}) == pytest.approx(load_policy(str(folder)).value({"observation": x[0]}),
+                                                                  abs=0.05)
+
+
+def test_a_shaped_checkpoint_is_no_start(tmp_path):
+    folder = save_checkpoint(model(), tmp_path / "shaped", {"steps": 0})
+    with pytest.raises(ConfigError, match="is a shaped network; a start gives its layers"):
+        read_start(str(folder), "dragonstones_v1")
