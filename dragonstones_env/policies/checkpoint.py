@@ -8,7 +8,9 @@ and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or
 run's ``start`` without unpickling anything, training/start.py; and :meth:`CheckpointPolicy.value`,
 what a search with this checkpoint as its rollout policy reads at its horizon).
 Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
-activation, then a linear layer of action logits; illegal actions are masked out.
+activation, then a linear layer of action logits; illegal actions are masked out. A card whose
+``architecture`` is ``"shaped"`` holds a network shaped like the game instead (:mod:`.shaped`:
+:class:`ShapedCheckpointPolicy`, :func:`read_shaped`); a card without the key is an MLP's.
 
 Checkpoints are exchanged between users, so loading one trusts nothing in it:
 
