@@ -22,6 +22,7 @@ from dragonstones_env.policies.checkpoint import (
     CheckpointPolicy,
     ShapedCheckpointPolicy,
     save_checkpoint,
+    sb3_weights,
 )
 from dragonstones_env.policies.registry import shipped_dir
 from dragonstones_env.policies.shaped import features, game_shape
@@ -197,6 +198,9 @@ def test_promote_half_ships_a_shaped_checkpoint_that_plays_as_float32(tmp_path):
 
 
 def test_a_shaped_checkpoint_is_no_start(tmp_path):
-    folder = save_checkpoint(model(), tmp_path / "shaped", {"steps": 0})
+    m = model()
+    folder = save_checkpoint(m, tmp_path / "shaped", {"steps": 0})
     with pytest.raises(ConfigError, match="is a shaped network; a start gives its layers"):
         read_start(str(folder), "dragonstones_v1")
+    with pytest.raises(PolicyError, match="has no MLP layers"):  # what start, export and the MLP readers use
+        sb3_weights(m, "actor")

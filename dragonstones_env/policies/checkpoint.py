@@ -305,6 +305,9 @@ def sb3_linears(model: Any, part: str) -> list[Any]:
     import torch  # only to read an SB3 model; playing needs numpy only
 
     policy = model.policy
+    if hasattr(policy, "shaped_net"):  # its head composes logits: no chain of Linear layers to copy
+        raise PolicyError("a shaped network (ppo.architecture: shaped) has no MLP layers to read or set; its "
+                          "weights are shaped_net(part)'s")
     body, head = {"actor": (policy.mlp_extractor.policy_net, policy.action_net),
                   "critic": (policy.mlp_extractor.value_net, policy.value_net)}[part]
     return [m for m in body if isinstance(m, torch.nn.Linear)] + [head]
