@@ -407,7 +407,11 @@ class CheckpointPolicy(Policy):
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked action probabilities for a batch of the table's observations."""
-        return masked_softmax(_forward(self.weights, self._act_fn, self._seen(observations)), masks)
+        return masked_softmax(self.logits(observations), masks)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The action logits (before masking) of a batch of the table's observations."""
+        return _forward(self.weights, self._act_fn, self._seen(observations))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return choose(self.probabilities(observations, masks), self.rng, self.deterministic)
@@ -478,11 +482,7 @@ class ShapedCheckpointPolicy(CheckpointPolicy):
     def save_npz(self, path: Path) -> None:
         save_shaped(path, self.net, self.shape)
 
-    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return masked_softmax(self.logits(observations), masks)
-
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """The action logits (before masking) of a batch of the table's observations."""
         return shaped_forward(self.net, self.shape, self._act_fn, self._seen(observations))
 
     def value(self, observation: dict[str, np.ndarray]) -> float:
