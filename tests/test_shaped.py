@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import dragonstones_env
@@ -22,12 +23,14 @@ from dragonstones_env.policies.checkpoint import (
     CheckpointPolicy,
     ShapedCheckpointPolicy,
     save_checkpoint,
+    save_model,
     sb3_weights,
 )
 from dragonstones_env.policies.registry import shipped_dir
 from dragonstones_env.policies.shaped import features, game_shape
 from training.config import PPO, ConfigError, load_config
 from training.promote import promote
+from training.shaped import ShapedPolicy
 from training.start import read_start
 from training.train import new_model
 
@@ -204,3 +207,12 @@ def test_a_shaped_checkpoint_is_no_start(tmp_path):
         read_start(str(folder), "dragonstones_v1")
     with pytest.raises(PolicyError, match="has no MLP layers"):  # what start, export and the MLP readers use
         sb3_weights(m, "actor")
+
+
+def test_model_zip_of_a_shaped_network_loads_as_one(tmp_path):
+    m = model(flat=False)
+    save_model(m, tmp_path / "model.zip")
+    again = MaskablePPO.load(tmp_path / "model.zip", device="cpu")  # --resume and --finetune load it so
+    assert isinstance(again.policy, ShapedPolicy) and again.policy.action_net.flat is None
+    x = observations(np.random.default_rng(7), 4)
+    np.testing.assert_allclose(torch_logits(again, x)[0], torch_logits(m, x)[0], atol=1e-6)
