@@ -95,6 +95,9 @@ class TurnBasedEnv(AECEnv):
     OBS_SIZE: ClassVar[int]
     OBS_HIGH: ClassVar[float]
     LAYOUT: ClassVar[dict]
+    # The action codec (dragonstones_env/codec.py) whose layout NUM_ACTIONS counts: what reads the actions'
+    # structure (the shaped network's factorised head, dragonstones_env/policies/shaped.py) reads it here.
+    CODEC: ClassVar[Any]
     # The global state (state(), state_space): a game that has one names its pieces here and
     # fills them in _global_state; None: state() is PettingZoo's NotImplementedError.
     STATE_LAYOUT: ClassVar[dict[str, Piece] | None] = None

@@ -68,7 +68,7 @@ def bench(cfg: Config, steps: int, label: str) -> dict[str, Any]:
     threadpool_limits(cfg.torch_threads)
     venv = make_venv(cfg, make_league(cfg, run.root))
     try:
-        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device)
+        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device, game=cfg.game)
         if cfg.start:
             start.apply_start(model, start.read_start(cfg.start, cfg.env_name))
         refresh_latest(model, run, 0, cfg)

@@ -41,6 +41,7 @@ from dragonstones_env.bounds import Bound, GiB
 from dragonstones_env.core import same_game
 from dragonstones_env.games import GameSpec
 from dragonstones_env.policies import PolicyError, load_policy, zoo
+from dragonstones_env.policies.checkpoint import ARCHITECTURES
 from dragonstones_env.policies.search import SearchPolicy
 from dragonstones_env.registry import ByGame
 from training.imitate import TARGETS
@@ -76,6 +77,7 @@ BOUNDS: Mapping[str, Bound] = {
     "sb3.n_steps": Bound(int, 2, 10**7, "steps per environment per update (and the rollout buffer's budget)"),
     "sb3.batch_size": Bound(int, 1, 10**7, "at most n_steps x n_envs"),
     "sb3.n_epochs": Bound(int, 1, 1000, "passes over each rollout"),
+    "sb3.seat_arch[]": Bound(int, 1, 1024, "a layer's width in the shaped network's seat encoder"),
     "league.mix.*": Bound(float, 0.0, 1e6, "relative weights of the kinds of opponents"),
     "league.table": Bound(float, 0.0, 1.0, "a share of the episodes"),
     "league.mixed": Bound(float, 0.0, 1.0, "a share of the episodes (table + mixed <= 1)"),
@@ -200,6 +202,12 @@ class SB3PPO:
     n_steps: int = 128
     batch_size: int = 128  # fits one table's rollout; configs of many tables raise it (default.yaml: 1024)
     n_epochs: int = 4
+    # The network (training/shaped.py): "mlp", one MLP over the flat observation and a flat head; "shaped",
+    # the opponents' seats through one shared encoder (seat_arch) pooled by their mean, and the action logits
+    # factorised over the parts of each action (a bid's amount of each coin...), plus flat ones if flat_logits.
+    architecture: str = "mlp"
+    seat_arch: list[int] = field(default_factory=lambda: [64])  # "shaped": the seat encoder's layer widths
+    flat_logits: bool = True  # "shaped": add a flat logit per action to the factorised ones
 
 
 @dataclass
@@ -410,7 +418,7 @@ class Config(RunConfig):
 # still loads, each old key read at its new place with a warning naming both (docs/training.md).
 MOVED: Mapping[str, str] = {
     **{k: f"sb3.{k}" for k in ("collector", "n_envs", "workers", "device")},
-    **{f"ppo.{f.name}": f"sb3.{f.name}" for f in dataclasses.fields(SB3PPO)},
+    **{f"ppo.{k}": f"sb3.{k}" for k in ("n_steps", "batch_size", "n_epochs")},
     **{f"ray.{f.name}": f"rllib.{f.name}" for f in dataclasses.fields(RLlibSection)
        if f.name not in ("train_batch_size", "minibatch_size", "num_epochs", "vf_clip", "use_kl_loss", "activation")},
     **{f"ppo.{k}": f"rllib.{k}" for k in ("train_batch_size", "minibatch_size", "num_epochs", "vf_clip",
@@ -564,6 +572,9 @@ def validate_ppo(p: PPO, n_envs: int, spec: GameSpec) -> None:
          f"n_steps x n_envs = {p.n_steps * n_envs} rows of {spec.title}'s observations and masks is "
          f"{size / GiB:.1f} GiB of rollout buffer; at most {ROLLOUT_BYTES // GiB} GiB")
     validate_net_arch(p.net_arch, "ppo.net_arch")
+    need(p.architecture in ARCHITECTURES, "sb3.architecture",
+         f"must be one of {list(ARCHITECTURES)}, got {p.architecture!r}")
+    need(1 <= len(p.seat_arch) <= NET_ARCH_LAYERS, "sb3.seat_arch", f"1..{NET_ARCH_LAYERS} layers")
 
 
 def validate_shared(cfg: Config) -> None:
@@ -588,6 +599,9 @@ def validate(cfg: Config) -> Config:
          "is the batched collector's (collector: batched)")
     need(DEVICE.fullmatch(sb.device) is not None, "sb3.device", "must be cpu, cuda, cuda:N, mps or auto")
     check_path("start", cfg.start, empty_ok=True)
+    need(not cfg.start or cfg.sb3.architecture == "mlp", "start",
+         "starts an MLP's layers (training/start.py); sb3.architecture: shaped starts from random weights or a "
+         "teacher's clone: set start= or sb3.architecture=mlp")
     validate_ppo(cfg.sb3_ppo(), sb.n_envs, cfg.spec)
     validate_imitate(cfg.imitate)
     return cfg

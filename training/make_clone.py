@@ -64,7 +64,7 @@ def make_clone(cfg: Config, chunks: list[tuple[int, int]], out: str | Path, work
     print(f"make_clone: {len(demos)} decisions of {cfg.imitate.teacher} over {demos.games} games in {collected:.0f} s")
     venv = envs.make_vec_env(cfg.gym_id, n_envs=1, seed=cfg.seed, subproc=False, **env_kwargs(cfg, "random"))
     try:
-        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device)
+        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device, game=cfg.game)
         stats = fit_clone(model, demos, cfg)
         figures = {"teacher": cfg.imitate.teacher, "chunks": [f"{s}:{g}" for s, g in chunks], "decisions": len(demos),
                    "games": demos.games, "teacher_win_rate": demos.wins / demos.games,

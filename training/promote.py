@@ -37,8 +37,12 @@ from dragonstones_env.policies.checkpoint import (
     load_checkpoint,
     read_card,
     read_mlp,
+    read_shaped,
     save_mlp,
+    save_shaped,
+    shape_of,
 )
+from dragonstones_env.policies.shaped import ShapedNet
 
 CURVE_FILE = "training_curve.png"
 SHIPPED_FILES = (CARD_FILE, POLICY_FILE, VALUE_FILE, CURVE_FILE)
@@ -60,8 +64,8 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
     for f in files:
         inside_dest(dest, f)
     # float16 weights are made (and refused) in memory, before the sizes are checked and dest is touched
-    envs = {folder: read_card(source / folder, str(source / folder))["env"] for folder in folders} if half else {}
-    halves = {f: _half(source / f, envs[f.parent]) for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
+    cards = {folder: read_card(source / folder, str(source / folder)) for folder in folders} if half else {}
+    halves = {f: _half(source / f, cards[f.parent]) for f in files if half and f.name in (POLICY_FILE, VALUE_FILE)}
     sizes = {f: len(halves[f]) if f in halves else (source / f).stat().st_size for f in files}
     big = [f"{f} ({size:,} bytes)" for f, size in sizes.items() if size > MAX_FILE_BYTES]
     if big:
@@ -99,7 +103,11 @@ def shipped_files(source: Path, folders: list[Path]) -> list[Path]:
             if not path.is_file():
                 raise PolicyError(f"{path} is not a plain file; promote copies plain files only")
             if name == VALUE_FILE:
-                read_mlp(path, game_spaces(read_card(source / folder, str(source / folder))["env"])[0], 1)
+                card = read_card(source / folder, str(source / folder))
+                if card.get("architecture", "mlp") == "shaped":
+                    read_shaped(path, shape_of(card["env"]), game_spaces(card["env"])[1], "critic")
+                else:
+                    read_mlp(path, game_spaces(card["env"])[0], 1)
             if name == CURVE_FILE:
                 with path.open("rb") as f:
                     if f.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
@@ -119,15 +127,29 @@ def inside_dest(dest: Path, relative: Path) -> Path:
     return target
 
 
-def _half(npz: Path, env: str) -> bytes:
-    """``npz``'s layers (read through the checked reader) as a float16 npz file's bytes."""
+def _half(npz: Path, card: dict) -> bytes:
+    """``npz``'s layers (read through the checked reader of the card's architecture) as a float16 npz file's bytes."""
+    env = card["env"]
     obs_size, num_actions = game_spaces(env)
-    weights, activation = read_mlp(npz, obs_size, 1 if npz.name == VALUE_FILE else num_actions)
-    half = [(w.astype(np.float16), b.astype(np.float16)) for w, b in weights]
+    outputs = 1 if npz.name == VALUE_FILE else num_actions
+    if card.get("architecture", "mlp") == "shaped":
+        shape = shape_of(env)
+        net = read_shaped(npz, shape, num_actions, "critic" if npz.name == VALUE_FILE else "actor")
+        layers = [*net.seat, *net.trunk, net.head, *(() if net.flat is None else (net.flat,))]
+    else:
+        weights, activation = read_mlp(npz, obs_size, outputs)
+        layers = weights
+    half = [(w.astype(np.float16), b.astype(np.float16)) for w, b in layers]
     if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in half):
         raise PolicyError(f"{npz}: a weight is beyond float16's range (65,504); ship it as float32")
     buffer = io.BytesIO()
-    save_mlp(buffer, half, activation)
+    if card.get("architecture", "mlp") == "shaped":
+        seats, trunk = len(net.seat), len(net.trunk)
+        save_shaped(buffer, ShapedNet(net.activation, tuple(half[:seats]), tuple(half[seats:seats + trunk]),
+                                      half[seats + trunk], half[seats + trunk + 1] if net.flat is not None else None),
+                    shape)
+    else:
+        save_mlp(buffer, half, activation)
     return buffer.getvalue()
 
 

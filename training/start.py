@@ -44,6 +44,9 @@ def read_start(folder: str, env_name: str) -> dict[str, Any]:
                           "policy.npz and, for the critic, value.npz), e.g. policies/starts/heuristic-clone")
     try:
         actor = load_checkpoint(path, folder, seed=0, deterministic=False)
+        if actor.card.get("architecture", "mlp") != "mlp":  # its layers are not an MLP's to copy
+            raise PolicyError(f"{folder} is a {actor.card['architecture']} network; a start gives its layers "
+                              "to a new run's MLP (sb3.architecture: mlp)")
         older = games.get(env_name).older_version(actor.game) if actor.game != env_name else None
         if actor.game != env_name and older is None:
             raise PolicyError(f"{folder} plays {actor.game}, this run trains {env_name}")

@@ -61,6 +61,8 @@ from .imitate import (
     save_demonstrations,
     saved_identity,
 )
+from .shaped import ShapedPolicy
+from .shaped import policy_kwargs as shaped_kwargs
 
 
 def env_kwargs(cfg: Config, opponents: Any, with_opponents: bool = True) -> dict[str, Any]:
@@ -92,9 +94,17 @@ def ppo_settings(p: PPO) -> dict[str, Any]:
 
 
 def new_model(venv: Any, p: PPO, seed: int, device: str = "cpu",
-              tensorboard_log: str | None = None) -> Any:
-    """A fresh MaskablePPO model with the hyperparameters of ``p`` (every run's and every exploiter's)."""
-    return MaskablePPO("MlpPolicy", venv, **ppo_settings(p), policy_kwargs={"net_arch": list(p.net_arch)},
+              tensorboard_log: str | None = None, game: str = "") -> Any:
+    """A fresh MaskablePPO model with the hyperparameters of ``p`` (every run's and every exploiter's);
+    ``sb3.architecture: shaped`` needs the registry id of ``game``, whose layout and actions shape it."""
+    if p.architecture == "shaped":
+        if not game:
+            raise ConfigError("sb3.architecture: shaped needs the game the network is shaped like")
+        policy: Any = ShapedPolicy
+        kwargs = shaped_kwargs(game, p.net_arch, p.seat_arch, p.flat_logits)
+    else:
+        policy, kwargs = "MlpPolicy", {"net_arch": list(p.net_arch)}
+    return MaskablePPO(policy, venv, **ppo_settings(p), policy_kwargs=kwargs,
                        tensorboard_log=tensorboard_log, seed=seed, device=device, verbose=0)
 
 
@@ -124,6 +134,10 @@ def finetune_model(venv: Any, folder: str | Path, cfg: Config, tensorboard_log: 
     data = model_zip_bytes(Path(folder) / "model.zip", trust, "--finetune")
     model = MaskablePPO.load(io.BytesIO(data), env=venv, device=cfg.sb3.device, seed=cfg.seed,
                              tensorboard_log=tensorboard_log, **ppo_settings(cfg.sb3_ppo()))
+    architecture = "shaped" if isinstance(model.policy, ShapedPolicy) else "mlp"
+    if architecture != cfg.sb3.architecture:
+        raise ConfigError(f"sb3.architecture: {folder}/model.zip is a {architecture} network, the config says "
+                          f"{cfg.sb3.architecture}; a fine-tuned network keeps its shape")
     arch = list(model.policy_kwargs.get("net_arch") or [])
     if arch != list(cfg.ppo.net_arch):
         raise ConfigError(f"ppo.net_arch: {folder}/model.zip has hidden layers {arch}, the config says "
@@ -328,7 +342,8 @@ def build_model(cfg: Config, args: argparse.Namespace, venv: Any, run: RunFolder
                                trust=args.trust_model_zip)
         print(f"fine-tuning from {args.finetune} with the config's PPO settings")
     else:
-        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device, tensorboard_log=str(run.root / "tb"))
+        model = new_model(venv, cfg.sb3_ppo(), cfg.seed, cfg.sb3.device, tensorboard_log=str(run.root / "tb"),
+                          game=cfg.game)
         if start_weights is not None:  # the config's start, read (and checked) in main
             state["start"] = start.apply_start(model, start_weights)
             print(f"starting from {cfg.start} (actor{' and critic' if state['start']['critic'] else ''})")

@@ -8,7 +8,9 @@ and, for Stable-Baselines3 runs, ``model.zip`` (the whole model, to fine-tune or
 run's ``start`` without unpickling anything, training/start.py; and :meth:`CheckpointPolicy.value`,
 what a search with this checkpoint as its rollout policy reads at its horizon).
 Playing needs numpy only: no torch, no Ray. The actor is an MLP: hidden layers with one
-activation, then a linear layer of action logits; illegal actions are masked out.
+activation, then a linear layer of action logits; illegal actions are masked out. A card whose
+``architecture`` is ``"shaped"`` holds a network shaped like the game instead (:mod:`.shaped`:
+:class:`ShapedCheckpointPolicy`, :func:`read_shaped`); a card without the key is an MLP's.
 
 Checkpoints are exchanged between users, so loading one trusts nothing in it:
 
@@ -49,6 +51,8 @@ from dragonstones_env.bounds import FILE_BYTES, InputError, read_limited
 
 from .base import Capabilities, Policy, PolicyError
 from .marks import sha256_bytes, write_mark
+from .shaped import GameShape, ShapedNet, game_shape
+from .shaped import forward as shaped_forward
 
 CARD_FILE = "card.json"
 MODEL_FILE = "model.zip"  # the whole SB3 model (to resume or fine-tune); never read to play
@@ -57,6 +61,10 @@ VALUE_FILE = "value.npz"  # the critic's weights: to start a run from, and to ju
 # card.json limits: the champion's card is 9 kB and 5 levels deep.
 MAX_CARD_BYTES = FILE_BYTES["card"]  # read up to this, whatever the file system says (/dev/zero has size 0)
 MAX_CARD_DEPTH = 32
+
+# The networks a card's ``architecture`` may name: "mlp" (the default, and what a card without the key
+# holds: every card written before shaped networks) and "shaped" (:mod:`.shaped`).
+ARCHITECTURES = ("mlp", "shaped")
 
 ACTIVATIONS = {
     "tanh": np.tanh,
@@ -119,13 +127,11 @@ def unpacked_bytes(folder: Path) -> int:
     return total
 
 
-def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
-    """The weights and activation of an MLP file, checked (see the module docstring): ``policy.npz``
-    (``num_actions`` outputs: the game's action count) or ``value.npz`` (1 output)."""
-    where = str(npz)
+def _sized_headers(npz: Path, where: str) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """The npz's headers, refused from them alone, before any array is read (a zip bomb stops here)
+    when the entries hold more than :data:`MAX_ENTRY_BYTES` in their own dtype or their numbers more
+    than :data:`MAX_WEIGHT_BYTES` as float32 weights."""
     headers = _npz_headers(npz, where)
-    # From the headers, before any array is read (a zip bomb stops here): the bytes the entries
-    # hold in their own dtype, and the bytes of float32 weights they become.
     numbers = sum(int(np.prod(shape, dtype=object)) for shape, _ in headers.values())
     stored = sum(int(np.prod(shape, dtype=object)) * dtype.itemsize for shape, dtype in headers.values())
     if stored > MAX_ENTRY_BYTES:
@@ -134,12 +140,49 @@ def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.
     if numbers * 4 > MAX_WEIGHT_BYTES:
         raise PolicyError(f"{where}: {numbers} weights are {numbers * 4} bytes as float32; at most "
                           f"{MAX_WEIGHT_BYTES} (limit MAX_WEIGHT_BYTES)")
-    for key, kind in (("layers", "iu"), ("activation", "U")):
+    return headers
+
+
+def _check_scalars(headers: dict[str, tuple[tuple[int, ...], np.dtype]], where: str,
+                   keys: tuple[tuple[str, str], ...]) -> None:
+    """Each of ``keys`` (name, numpy kinds) is a scalar entry of one of those kinds (short strings)."""
+    for key, kind in keys:
         if key not in headers:
             raise PolicyError(f"{where}: no {key!r} entry")
         shape, dtype = headers[key]
         if shape != () or dtype.kind not in kind or dtype.itemsize > 64:
             raise PolicyError(f"{where}: {key!r} must be a scalar of kind {kind!r}, got {dtype} {shape}")
+
+
+def _float_layers(npz: Path, where: str, names: list[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``(w, b)`` entries named, one at a time in their stored dtype, cast at once to the float32
+    that plays and checked after the cast: a float64 of 1e39 is finite, and inf as a float32."""
+    weights = []
+    try:
+        with np.load(npz, allow_pickle=False) as data, np.errstate(over="ignore", invalid="ignore"):
+            for w_name, b_name in names:
+                w = data[w_name].astype(np.float32)
+                b = data[b_name].astype(np.float32)
+                if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                    raise PolicyError(f"{where}: {w_name}/{b_name} hold NaN or infinite values (as float32, the "
+                                      "dtype that plays)")
+                weights.append((w, b))
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        if isinstance(err, PolicyError):
+            raise
+        raise PolicyError(f"{where}: cannot read the weights ({type(err).__name__}: {err})") from None
+    return weights
+
+
+def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The weights and activation of an MLP file, checked (see the module docstring): ``policy.npz``
+    (``num_actions`` outputs: the game's action count) or ``value.npz`` (1 output)."""
+    where = str(npz)
+    headers = _sized_headers(npz, where)
+    if "architecture" in headers:
+        raise PolicyError(f"{where}: holds a network of another architecture than the card's \"mlp\" "
+                          "(a shaped network's card says architecture: \"shaped\")")
+    _check_scalars(headers, where, (("layers", "iu"), ("activation", "U")))
     with np.load(npz, allow_pickle=False) as data:
         count = int(data["layers"])
         activation = str(data["activation"])
@@ -189,12 +232,82 @@ def save_mlp(path: Path | io.BytesIO, weights: list[tuple[np.ndarray, np.ndarray
     np.savez_compressed(path, layers=len(weights), activation=activation, **arrays)
 
 
+def read_shaped(npz: Path, shape: GameShape, num_actions: int, part: str) -> ShapedNet:
+    """The checked weights of a shaped network's file (:mod:`.shaped`): ``policy.npz`` (``part``
+    "actor": the components' logits of ``shape``, and flat logits if it has them) or ``value.npz``
+    ("critic": one output). Checked as :func:`read_mlp` checks an MLP's, and its ``shape`` entry must
+    be the game's (:attr:`GameShape.fingerprint`: the same cuts of the observation, the same
+    components of the same actions)."""
+    where = str(npz)
+    headers = _sized_headers(npz, where)
+    _check_scalars(headers, where, (("architecture", "U"), ("activation", "U"), ("shape", "U"),
+                                    ("seat_layers", "iu"), ("trunk_layers", "iu")))
+    with np.load(npz, allow_pickle=False) as data:
+        architecture, activation, fingerprint = (str(data[k]) for k in ("architecture", "activation", "shape"))
+        seats, trunk = int(data["seat_layers"]), int(data["trunk_layers"])
+    if architecture != "shaped":
+        raise PolicyError(f"{where}: architecture {architecture!r}, the card says 'shaped'")
+    if activation not in ACTIVATIONS:
+        raise PolicyError(f"{where}: unknown activation {activation!r} (known: {sorted(ACTIVATIONS)})")
+    if fingerprint != shape.fingerprint:
+        raise PolicyError(f"{where}: made for the game shape {fingerprint!r} (observation cuts and action "
+                          f"components); this version's is {shape.fingerprint!r}: retrain it")
+    if not (1 <= seats <= MAX_LAYERS and 0 <= trunk <= MAX_LAYERS):
+        raise PolicyError(f"{where}: seat_layers must be 1..{MAX_LAYERS} and trunk_layers 0..{MAX_LAYERS}, "
+                          f"got {seats} and {trunk}")
+    flat = part == "actor" and "f_w" in headers
+    names = ([(f"s_w{i}", f"s_b{i}") for i in range(seats)] + [(f"t_w{i}", f"t_b{i}") for i in range(trunk)]
+             + [("h_w", "h_b")] + ([("f_w", "f_b")] if flat else []))
+    want = {"architecture", "activation", "shape", "seat_layers", "trunk_layers"} | {n for pair in names for n in pair}
+    if set(headers) != want:
+        extra, missing = sorted(set(headers) - want), sorted(want - set(headers))
+        raise PolicyError(f"{where}: entries do not match seat_layers={seats}, trunk_layers={trunk}: missing "
+                          f"{missing}, unexpected {extra}")
+    outputs = shape.incidence.shape[0] if part == "actor" else 1
+    width = shape.seat_index.shape[1]
+    for k, (w_name, b_name) in enumerate(names):
+        (w_shape, w_dtype), (b_shape, b_dtype) = headers[w_name], headers[b_name]
+        if w_dtype.kind not in _FLOAT_KINDS or b_dtype.kind not in _FLOAT_KINDS:
+            raise PolicyError(f"{where}: {w_name}/{b_name} have dtypes {w_dtype}/{b_dtype}; weights must be floats")
+        if k == seats:  # the trunk reads the own cut and the pooled seats
+            width = len(shape.own_index) + width
+        if w_name == "h_w":
+            out, head_in = outputs, width
+        elif w_name == "f_w":
+            out, width = num_actions, head_in
+        else:
+            out = w_shape[1] if len(w_shape) == 2 else -1
+        if w_shape != (width, out) or b_shape != (out,) or out < 1:
+            raise PolicyError(f"{where}: {w_name} {w_shape} and {b_name} {b_shape}; expected ({width}, "
+                              f"{out if w_name in ('h_w', 'f_w') else 'n'}) and a matching bias")
+        width = out
+    layers = _float_layers(npz, where, names)
+    return ShapedNet(activation, tuple(layers[:seats]), tuple(layers[seats:seats + trunk]), layers[seats + trunk],
+                     layers[seats + trunk + 1] if flat else None)
+
+
+def save_shaped(path: Path | io.BytesIO, net: ShapedNet, shape: GameShape) -> None:
+    """Write a shaped network as ``policy.npz`` / ``value.npz`` do (what :func:`read_shaped` reads)."""
+    arrays: dict[str, Any] = {}
+    for prefix, layers in (("s", net.seat), ("t", net.trunk)):
+        for i, (w, b) in enumerate(layers):
+            arrays[f"{prefix}_w{i}"], arrays[f"{prefix}_b{i}"] = w, b
+    arrays["h_w"], arrays["h_b"] = net.head
+    if net.flat is not None:
+        arrays["f_w"], arrays["f_b"] = net.flat
+    np.savez_compressed(path, architecture="shaped", activation=net.activation, shape=shape.fingerprint,
+                        seat_layers=len(net.seat), trunk_layers=len(net.trunk), **arrays)
+
+
 def sb3_linears(model: Any, part: str) -> list[Any]:
     """The ``torch.nn.Linear`` layers, input first, of a Stable-Baselines3 (Maskable)PPO
     ``MlpPolicy``'s ``"actor"`` (its action logits last) or ``"critic"`` (its value last)."""
     import torch  # only to read an SB3 model; playing needs numpy only
 
     policy = model.policy
+    if hasattr(policy, "shaped_net"):  # its head composes logits: no chain of Linear layers to copy
+        raise PolicyError("a shaped network (sb3.architecture: shaped) has no MLP layers to read or set; its "
+                          "weights are shaped_net(part)'s")
     body, head = {"actor": (policy.mlp_extractor.policy_net, policy.action_net),
                   "critic": (policy.mlp_extractor.value_net, policy.value_net)}[part]
     return [m for m in body if isinstance(m, torch.nn.Linear)] + [head]
@@ -256,7 +369,10 @@ class CheckpointPolicy(Policy):
     # ------------------------------------------------------------------ building
     @classmethod
     def from_sb3(cls, model: Any, **kwargs: Any) -> CheckpointPolicy:
-        """The actor of a Stable-Baselines3 (Maskable)PPO ``MlpPolicy``."""
+        """The actor of a Stable-Baselines3 (Maskable)PPO ``MlpPolicy``, or of a policy that gives its numpy
+        network by ``shaped_net(part)`` (training/shaped.py's): then a :class:`ShapedCheckpointPolicy`."""
+        if hasattr(model.policy, "shaped_net"):
+            return ShapedCheckpointPolicy(model.policy.shaped_net("actor"), shape_of(model.policy.game), **kwargs)
         return cls(*sb3_weights(model, "actor"), **kwargs)
 
     @classmethod
@@ -291,7 +407,11 @@ class CheckpointPolicy(Policy):
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked action probabilities for a batch of the table's observations."""
-        return masked_softmax(_forward(self.weights, self._act_fn, self._seen(observations)), masks)
+        return masked_softmax(self.logits(observations), masks)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The action logits (before masking) of a batch of the table's observations."""
+        return _forward(self.weights, self._act_fn, self._seen(observations))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return choose(self.probabilities(observations, masks), self.rng, self.deterministic)
@@ -329,6 +449,66 @@ class CheckpointPolicy(Policy):
 
     def __repr__(self) -> str:
         return f"CheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
+
+
+class ShapedCheckpointPolicy(CheckpointPolicy):
+    """A trained shaped network (:mod:`.shaped`: a seat encoder shared across the opponents' seats, a
+    factorised head) as a policy; it plays, samples and judges positions as :class:`CheckpointPolicy`
+    does. ``weights`` is empty: its layers are ``net`` (and its critic's, read at the first use)."""
+
+    def __init__(self, net: ShapedNet, shape: GameShape, spec: str = "checkpoint", card: dict[str, Any] | None = None,
+                 seed: int | None = None, deterministic: bool = False, critic_file: Path | None = None,
+                 view: Callable[[np.ndarray], np.ndarray] | None = None):
+        super().__init__([], net.activation, spec, card, seed, deterministic, critic_file, view)
+        self.net, self.shape = net, shape
+        self._shaped_critic: ShapedNet | None = None
+
+    @classmethod
+    def load(cls, path: Path, spec: str, card: dict[str, Any], seed: int | None = None,
+             deterministic: bool = False) -> ShapedCheckpointPolicy:
+        """The shaped actor of ``path/policy.npz``, checked against the card's game and its shape."""
+        npz = path / POLICY_FILE
+        if not npz.is_file():
+            raise PolicyError(f"policy {spec!r}: {path} has no {POLICY_FILE} (missing)")
+        env_name = card.get("env", "dragonstones_v0")
+        try:
+            net = read_shaped(npz, shape_of(env_name), game_spaces(env_name)[1], "actor")
+        except PolicyError as err:
+            raise PolicyError(f"policy {spec!r}: {err}") from None
+        critic = path / VALUE_FILE
+        return cls(net, shape_of(env_name), spec, card, seed, deterministic, critic if critic.is_file() else None,
+                   view=card_view(card, spec))
+
+    def save_npz(self, path: Path) -> None:
+        save_shaped(path, self.net, self.shape)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        return shaped_forward(self.net, self.shape, self._act_fn, self._seen(observations))
+
+    def value(self, observation: dict[str, np.ndarray]) -> float:
+        if self._shaped_critic is None:
+            if self._critic_file is None:
+                raise PolicyError(f"policy {self.spec!r}: no {VALUE_FILE} (the critic) to judge a position")
+            try:
+                self._shaped_critic = read_shaped(self._critic_file, self.shape, 1, "critic")
+            except PolicyError as err:
+                raise PolicyError(f"policy {self.spec!r}: {err}") from None
+        critic = self._shaped_critic
+        seen = self._seen(observation["observation"][None])
+        return float(shaped_forward(critic, self.shape, ACTIVATIONS[critic.activation], seen, incidence=False)[0, 0])
+
+    def __repr__(self) -> str:
+        return f"ShapedCheckpointPolicy({self.spec!r}, steps={self.card.get('steps')})"
+
+
+def shape_of(env_name: str) -> GameShape:
+    """The shape (:func:`.shaped.game_shape`) of a game by its current env name (or registry id); a shaped
+    network reads its game's current layout only, so an older layout's name is refused."""
+    spec = next((g for g in games.all() if env_name in (g.name, g.id)), None)
+    if spec is None:
+        raise PolicyError(f"a shaped network is made for a game's current layout; {env_name!r} is not one "
+                          f"(known: {sorted(g.name for g in games.all())})")
+    return game_shape(spec.raw_env)
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -385,11 +565,17 @@ def save_checkpoint(model: Any, folder: str | Path, card: dict[str, Any], env_na
     env_name = env_name or games.get("dragonstones").name  # the version is the registry's, not written here
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    actor = CheckpointPolicy.from_sb3(model)
+    shaped = isinstance(actor, ShapedCheckpointPolicy)
     if with_model:
         save_model(model, folder / MODEL_FILE)
-        save_mlp(folder / VALUE_FILE, *sb3_weights(model, "critic"))
-    CheckpointPolicy.from_sb3(model).save_npz(folder / POLICY_FILE)
-    card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name), **card}
+        if shaped:
+            save_shaped(folder / VALUE_FILE, model.policy.shaped_net("critic"), actor.shape)
+        else:
+            save_mlp(folder / VALUE_FILE, *sb3_weights(model, "critic"))
+    actor.save_npz(folder / POLICY_FILE)
+    card = {"algorithm": type(model).__name__, "env": env_name, "layout": expected_layout(env_name),
+            **({"architecture": "shaped"} if shaped else {}), **card}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")
     return folder
 
@@ -460,6 +646,10 @@ def read_card(path: Path, spec: str) -> dict[str, Any]:
                               f"got {type(card[key]).__name__}")
     if card["env"] not in _games():
         raise PolicyError(f"policy {spec!r}: {card_path}: unknown env {card['env']!r} (known: {sorted(_games())})")
+    architecture = card.get("architecture", "mlp")  # cards without it (every card before shaped networks): an MLP
+    if architecture not in ARCHITECTURES:
+        raise PolicyError(f"policy {spec!r}: {card_path}: unknown architecture {architecture!r} "
+                          f"(known: {', '.join(ARCHITECTURES)})")
     steps = card.get("steps", 0)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise PolicyError(f"policy {spec!r}: {card_path}: 'steps' must be an int >= 0, got {steps!r}")
@@ -533,4 +723,5 @@ def load_checkpoint(path: Path, spec: str, seed: int | None, deterministic: bool
             f"policy {spec!r} was made for observation/action layout {card['layout']!r}; "
             f"this version of {env_name} has {want!r}: retrain it or use a matching package version"
         )
-    return CheckpointPolicy.load(path, spec, card, seed=seed, deterministic=deterministic)
+    kind = ShapedCheckpointPolicy if card.get("architecture", "mlp") == "shaped" else CheckpointPolicy
+    return kind.load(path, spec, card, seed=seed, deterministic=deterministic)

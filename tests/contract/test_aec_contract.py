@@ -11,6 +11,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from dragonstones_env import games
+from dragonstones_env.policies.shaped import ShapedNet, forward, game_shape
 from tests.aec_support import play_out, random_step
 
 
@@ -34,6 +35,27 @@ def test_the_spec_matches_its_env(spec):
         raw(num_players=spec.players.start - 1)
     with pytest.raises(ValueError, match="bogus"):
         raw(bogus=1)
+
+
+def test_the_shaped_network_reads_every_game(spec):
+    """Its seat cuts partition the observation, and every action has its family's component
+    (dragonstones_env/policies/shaped.py); a random shaped network gives a logit per action."""
+    raw = spec.raw_env
+    shape = game_shape(raw)
+    assert sorted([*shape.own_index, *shape.seat_index.ravel()]) == list(range(raw.OBS_SIZE))
+    assert shape.incidence.shape == (len(shape.components), raw.NUM_ACTIONS)
+    families = [shape.components.index(f.name) for f in raw.CODEC.families]
+    assert (shape.incidence[families].sum(axis=0) == 1).all()
+    rng = np.random.default_rng(0)
+    def layer(i, o):
+        return rng.normal(size=(i, o)).astype(np.float32), np.zeros(o, np.float32)
+    net = ShapedNet("tanh", (layer(shape.seat_index.shape[1], 4),), (layer(len(shape.own_index) + 4, 8),),
+                    layer(8, len(shape.components)), layer(8, raw.NUM_ACTIONS))
+    env = spec.env(num_players=spec.default_players)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)["observation"]
+    logits = forward(net, shape, np.tanh, obs[None])
+    assert logits.shape == (1, raw.NUM_ACTIONS) and np.isfinite(logits).all()
 
 
 def test_agents_and_spaces_are_shared_by_every_table_size(spec, sizes):

@@ -123,6 +123,7 @@ class raw_env(TurnBasedEnv):
     OPTIONS = {"num_players": 2, "illegal_action": "raise"}
     MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = CODEC.num_actions, layout_size(LAYOUT), 1.0, LAYOUT
+    CODEC = CODEC
 
     def _new_game(self, seed: int) -> ToyAuction:
         return ToyAuction(self.num_players, seed=seed)

@@ -85,6 +85,7 @@ class raw_env(TurnBasedEnv):  # PettingZoo's naming convention
     OPTIONS = OPTIONS
     MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, MAX_PLAYERS
     NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT = A.NUM_ACTIONS, OBS_SIZE, OBS_HIGH, LAYOUT
+    CODEC = A.CODEC
     STATE_LAYOUT, STATE_HIGH = STATE_LAYOUT, STATE_HIGH
 
     def _validate(self, cfg: dict[str, Any]) -> None:
