@@ -92,10 +92,10 @@ bench: $(STAMP)
 	$(MAKE) bench-vector
 
 # Learner steps/s of the package's vector env beside SB3's SubprocVecEnv over the Gym env (heuristic
-# opponents, random legal learner moves, 2 processes; the vector env also at 16 and 32 tables in them),
+# opponents, random legal learner moves, 2 processes; the vector env also at 32 and 64 tables in them),
 # median of 3 runs each after a warm-up; the last line is the ratio at equal tables.
 bench-vector: $(STAMP)
-	$(PY) -m tools.vector_throughput --tables 2 --workers 2 --more-tables 16 32 --runs 3
+	$(PY) -m tools.vector_throughput --tables 2 --workers 2 --more-tables 32 64 --runs 3
 
 # Learner steps/s of make train's config: today's path (one table per process) beside the batched
 # collector with 1 and 2 worker processes, with the split (collection, opponents, learner, update).
