@@ -123,7 +123,7 @@ def test_14_a_configs_base_stays_in_its_folder_and_is_never_quoted(tmp_path):
         load_config(config)
     assert "SECRET" not in str(info.value) and "aws" not in str(info.value)
     (tmp_path / "cfg" / "sub").mkdir()
-    (tmp_path / "cfg" / "sub" / "b.yaml").write_text("n_envs: 2\n")
+    (tmp_path / "cfg" / "sub" / "b.yaml").write_text("sb3: {n_envs: 2}\n")
     config.write_text("base: sub/b.yaml\n")  # below the folder: allowed
     assert load_config(config).sb3.n_envs == 2
 
