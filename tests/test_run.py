@@ -208,3 +208,5 @@ def test_the_last_periodic_evaluation_is_the_final_one_not_the_same_games_twice(
     assert [r.split(",")[:2] for r in rows] == [["300", "0.2000"], ["500", "0.5000"]]
     card = json.loads((run.folders.out / "card.json").read_text())
     assert [p["timesteps"] for p in card["training_curve"]] == [300, 500]
+    saved = json.loads((run.folders.checkpoint / "state.json").read_text())  # what --resume reads
+    assert [e["timesteps"] for e in saved["evaluations"]] == [300, 500] and "final" not in saved

@@ -445,6 +445,9 @@ def drive(cfg: RunConfig, make: Callable[[Run], Adapter], resume: bool = False, 
     final = run.state["final"] = final_evaluation(run, adapter, t)
     if last_eval is not None:
         record_eval(run, last_eval, final[f"vs_{Path(evaluation_opponent(cfg)).name}"])
+        # the checkpoint's state too, so that a resumed run's curve keeps this point
+        saved = {k: v for k, v in run.state.items() if k != "final"}
+        (folders.checkpoint / "state.json").write_text(json.dumps(saved, default=list) + "\n")
     card_ = card(t, run.state["wall_time"], cfg.to_dict(), machine(*adapter.libraries), git_commit(), final,
                  run.state["evaluations"], **adapter.card())
     adapter.write_policy(folders.out, card_, final=True)
