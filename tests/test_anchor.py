@@ -82,8 +82,9 @@ def test_a_negative_leash_is_refused_by_name():
         load_config(None, ["imitate.anchor_kl=-0.1"])
 
 
-CONFIG = {"total_timesteps": 512, "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
-          "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 2, "learning_rate": 0.003, "net_arch": [32]},
+CONFIG = {"total_timesteps": 512, "progress_bar": False, "checkpoint_every": 256,
+          "ppo": {"learning_rate": 0.003, "net_arch": [32]},
+          "sb3": {"n_envs": 1, "n_steps": 256, "batch_size": 128, "n_epochs": 2},
           "league": {"mix": {"random": 1.0}},
           "imitate": {"teacher": "heuristic", "games": 4, "epochs": 2, "anchor_kl": 0.05},
           "eval": {"every": 512, "games": 1, "final_games": 0, "final_panel_games": 0}}

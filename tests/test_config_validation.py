@@ -35,7 +35,7 @@ from training.train_rllib import load_config as load_rllib_config
         ("sb3.device=quantum", "sb3.device"),
         ("sb3.device=cuda:x", "sb3.device"),
         ("sb3.n_envs=100000", "sb3.n_envs"),
-        (f"n_envs={BOUNDS['sb3.n_envs'].high + 1}", "sb3.n_envs"),
+        (f"sb3.n_envs={BOUNDS['sb3.n_envs'].high + 1}", "sb3.n_envs"),
         ("torch_threads=1000000", "torch_threads"),
         ("torch_threads=0", "torch_threads"),
         ("ppo.net_arch=[100000000]", "ppo.net_arch"),
@@ -45,7 +45,7 @@ from training.train_rllib import load_config as load_rllib_config
         (f"ppo.net_arch={[8] * 17}", "ppo.net_arch"),
         ("total_timesteps=1e12", "total_timesteps"),
         ("total_timesteps=0", "total_timesteps"),
-        ("ppo.n_steps=100000000", "sb3.n_steps"),
+        ("sb3.n_steps=100000000", "sb3.n_steps"),
         ("eval.games=10000000", "eval.games"),
         ("league.max_snapshots=100000", "league.max_snapshots"),
         ("league.pool=[3]", "league.pool"),
@@ -64,7 +64,7 @@ def test_bad_values_name_their_key(override, key):
     [
         ("ppo.learning_rate=.inf", "ppo.learning_rate"),
         ("ppo.net_arch=[100000000]", "ppo.net_arch"),
-        ("ray.num_env_runners=100000", "rllib.num_env_runners"),
+        ("rllib.num_env_runners=100000", "rllib.num_env_runners"),
         ("torch_threads=1000000", "torch_threads"),
         ("rllib.vf_clip=.nan", "rllib.vf_clip"),
     ],
@@ -142,7 +142,8 @@ def test_a_run_that_fails_to_start_leaves_nothing_behind(tmp_path, monkeypatch):
         raise RuntimeError("workers died")
 
     monkeypatch.setattr(training.envs, "make_vec_env", broken)
-    args = ["--set", f"runs_dir={runs}", "--set", "run_name=fails", "--set", "n_envs=1", "--set", "ppo.batch_size=64"]
+    args = ["--set", f"runs_dir={runs}", "--set", "run_name=fails",
+            "--set", "sb3.n_envs=1", "--set", "sb3.batch_size=64"]
     for _ in range(2):  # the second run meets the same failure, not "exists: use --resume"
         with pytest.raises(RuntimeError, match="workers died"):
             train(args)

@@ -17,7 +17,7 @@ from dragonstones_env import raw_env
 from dragonstones_env.policies import PolicyError, load_policy, mixture
 from dragonstones_env.policies.checkpoint import expected_layout, save_mlp
 from tests.checkpoints import write_checkpoint
-from training.config import MAX_BASE_DEPTH, ConfigError, load_config, merge, read_config
+from training.config import MAX_BASE_DEPTH, ConfigError, MovedKeyWarning, load_config, merge, read_config
 from training.promote import main as promote_main
 from training.promote import promote
 
@@ -41,10 +41,10 @@ def test_merge_overrides_keys_and_merges_sections():
 def test_a_config_on_a_base_takes_its_keys_and_overrides_some(tmp_path):
     (tmp_path / "sub").mkdir()  # a base is in its config's folder or below it (issue #49)
     _write(tmp_path / "sub", "parent.yaml", {"run_name": "parent", "seed": 3,
-                                             "ppo": {"n_steps": 64, "batch_size": 32}})
+                                             "sb3": {"n_steps": 64, "batch_size": 32}})
     child = _write(tmp_path, "child.yaml", {"base": "sub/parent.yaml", "run_name": "child",
-                                            "ppo": {"batch_size": 16}})
-    cfg = load_config(child, ["ppo.n_steps=128"])
+                                            "sb3": {"batch_size": 16}})
+    cfg = load_config(child, ["sb3.n_steps=128"])
     assert (cfg.run_name, cfg.seed, cfg.sb3.n_steps, cfg.sb3.batch_size) == ("child", 3, 128, 16)
 
 
@@ -192,7 +192,7 @@ def test_promote_refuses_a_folder_that_would_not_load(tmp_path, capsys):
 def test_a_flat_config_of_before_the_sections_loads_each_key_at_its_new_place(tmp_path):
     flat = _write(tmp_path, "flat.yaml", {"n_envs": 2, "collector": "subproc", "ppo": {"n_steps": 64, "gamma": 0.9},
                                           "ray": {"num_env_runners": 3}})
-    with pytest.warns(UserWarning, match=r"n_envs is now sb3\.n_envs") as seen:
+    with pytest.warns(MovedKeyWarning, match=r" is now (sb3|rllib)\.") as seen:
         cfg = load_config(flat, ["ppo.batch_size=32", "ray.address=auto"])
     assert (cfg.sb3.n_envs, cfg.sb3.collector, cfg.sb3.n_steps, cfg.sb3.batch_size) == (2, "subproc", 64, 32)
     assert (cfg.ppo.gamma, cfg.rllib.num_env_runners, cfg.rllib.address) == (0.9, 3, "auto")
@@ -200,7 +200,8 @@ def test_a_flat_config_of_before_the_sections_loads_each_key_at_its_new_place(tm
         "ppo.n_steps is now sb3.n_steps", "ray.num_env_runners is now rllib.num_env_runners",
         "ppo.batch_size is now sb3.batch_size", "ray.address is now rllib.address"}
     both = _write(tmp_path, "both.yaml", {"n_envs": 2, "sb3": {"n_envs": 4}})
-    with pytest.raises(ConfigError, match=r"n_envs and sb3\.n_envs are the same key .*: give sb3\.n_envs only"):
+    with pytest.raises(ConfigError, match=r"n_envs and sb3\.n_envs are the same key .*: give sb3\.n_envs only"), \
+            pytest.warns(MovedKeyWarning, match=r"n_envs is now sb3\.n_envs"):
         load_config(both)
     # the sectioned layout: each key once, no warning
     sectioned = _write(tmp_path, "new.yaml", {"sb3": {"n_envs": 2}, "rllib": {"num_env_runners": 3}})

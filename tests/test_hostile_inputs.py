@@ -85,7 +85,7 @@ def test_1_resume_never_unpickles_a_model_zip_this_machine_did_not_mark(tmp_path
     checkpoint = shared / "victim" / "checkpoint"
     model = _evil_model_zip(checkpoint / "model.zip", marker)
     (checkpoint / "state.json").write_text(json.dumps({"wall_time": 0.0, "evaluations": []}))
-    args = ["--set", f"runs_dir={shared}", "--set", "run_name=victim", "--set", "n_envs=1", "--resume"]
+    args = ["--set", f"runs_dir={shared}", "--set", "run_name=victim", "--set", "sb3.n_envs=1", "--resume"]
 
     assert train(args) == 2
     err = capsys.readouterr().err

@@ -123,7 +123,7 @@ def test_14_a_configs_base_stays_in_its_folder_and_is_never_quoted(tmp_path):
         load_config(config)
     assert "SECRET" not in str(info.value) and "aws" not in str(info.value)
     (tmp_path / "cfg" / "sub").mkdir()
-    (tmp_path / "cfg" / "sub" / "b.yaml").write_text("n_envs: 2\n")
+    (tmp_path / "cfg" / "sub" / "b.yaml").write_text("sb3: {n_envs: 2}\n")
     config.write_text("base: sub/b.yaml\n")  # below the folder: allowed
     assert load_config(config).sb3.n_envs == 2
 
@@ -262,7 +262,7 @@ def test_5_train_refuses_the_shipped_folder_and_an_existing_result(tmp_path, mon
     shipped = _shipped(tmp_path, monkeypatch)
     champion = (shipped / "champion" / "policy.npz").read_bytes()
     base = ["--set", f"runs_dir={tmp_path / 'runs'}", "--set", "run_name=champion", "--set", "total_timesteps=64",
-            "--set", "n_envs=1", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32"]
+            "--set", "sb3.n_envs=1", "--set", "sb3.n_steps=32", "--set", "sb3.batch_size=32"]
     assert train([*base, "--set", f"out_dir={shipped}"]) == 2
     assert "inside the shipped checkpoints' folder" in capsys.readouterr().err
     assert (shipped / "champion" / "policy.npz").read_bytes() == champion

@@ -200,8 +200,8 @@ def test_a_teacher_that_cannot_teach_stops_the_run_before_its_folder(tmp_path, c
 
 
 def test_training_starts_from_the_clone_and_says_so_in_the_card(tmp_path):
-    cfg = {"total_timesteps": 256, "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
-           "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+    cfg = {"total_timesteps": 256, "progress_bar": False, "checkpoint_every": 256,
+           "ppo": {"net_arch": [32]}, "sb3": {"n_envs": 1, "n_steps": 256, "batch_size": 128, "n_epochs": 1},
            "league": {"mix": {"random": 1.0}},
            "imitate": {"teacher": "heuristic", "games": 4, "epochs": 2, "holdout": 0.25},
            "eval": {"every": 512, "games": 1, "final_games": 0, "final_panel_games": 0},
@@ -296,8 +296,8 @@ def test_a_collection_that_would_unpack_too_large_is_refused_before_it_is_read(t
         load_demonstrations(path, dict(IDENTITY), 10, 10)
 
 def _cloned_run(tmp_path, name, **imitate):
-    cfg = {"total_timesteps": 128, "progress_bar": False, "n_envs": 1, "checkpoint_every": 128,
-           "ppo": {"n_steps": 128, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+    cfg = {"total_timesteps": 128, "progress_bar": False, "checkpoint_every": 128,
+           "ppo": {"net_arch": [32]}, "sb3": {"n_envs": 1, "n_steps": 128, "batch_size": 128, "n_epochs": 1},
            "league": {"mix": {"random": 1.0}},
            "imitate": {"teacher": "heuristic", "games": 3, "epochs": 1, "holdout": 0.25,
                        "demonstrations": str(tmp_path / "teacher.npz"), **imitate},

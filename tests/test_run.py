@@ -185,3 +185,28 @@ def test_learning_in_chunks_trains_the_weights_of_one_unbroken_learn(tmp_path):
     rows = (tmp_path / "runs" / "chunked" / "eval.csv").read_text().splitlines()[1:]
     assert [int(r.split(",")[0]) for r in rows] == [128, 256, 384, 512, 640]  # at the rollouts' ends
     assert weights[0] == weights[1]
+
+
+def test_the_last_periodic_evaluation_is_the_final_one_not_the_same_games_twice(tmp_path, monkeypatch):
+    from training import evals
+    from training.config import RunConfig, build
+
+    played = []
+    monkeypatch.setattr(evals, "against_bots", lambda policy, cfg, games, opponent, **k: played.append(
+        (opponent, games)) or {"rate": games / 10, "ci95": (0.0, 1.0), "games": games})
+    monkeypatch.setattr(evals, "copies", lambda *a, **k: {})
+    monkeypatch.setattr(lifecycle, "copies_summary", lambda c: "")
+    cfg = build(RunConfig, {"total_timesteps": 500, "checkpoint_every": 1000, "runs_dir": str(tmp_path / "r"),
+                            "out_dir": str(tmp_path / "o"), "run_name": "c",
+                            "eval": {"every": 250, "games": 2, "final_games": 5, "final_panel_games": 0}})
+    run = lifecycle.drive(cfg, Counting)
+    heuristic = cfg.heuristic
+    # at 300 the periodic one; at 500 only the final ones (its heuristic games are the curve's last point)
+    assert played == [(heuristic, 2), (heuristic, 5), ("random", 5)]
+    assert [(e["timesteps"], e["rate"]) for e in run.state["evaluations"]] == [(300, 0.2), (500, 0.5)]
+    rows = run.folders.eval_csv.read_text().splitlines()[1:]
+    assert [r.split(",")[:2] for r in rows] == [["300", "0.2000"], ["500", "0.5000"]]
+    card = json.loads((run.folders.out / "card.json").read_text())
+    assert [p["timesteps"] for p in card["training_curve"]] == [300, 500]
+    saved = json.loads((run.folders.checkpoint / "state.json").read_text())  # what --resume reads
+    assert [e["timesteps"] for e in saved["evaluations"]] == [300, 500] and "final" not in saved

@@ -168,8 +168,8 @@ def test_a_training_start_never_unpickles_and_checks_the_critic(evil_zip, marker
     assert start["critic"] is not None and len(start["actor"][0]) == 2
     runs = tmp_path / "runs"
     tiny = ["--set", f"runs_dir={runs}", "--set", f"out_dir={tmp_path / 'out'}", "--set", f"start={evil_zip}",
-            "--set", "ppo.net_arch=[8]", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
-            "--set", "total_timesteps=64", "--set", "n_envs=1", "--set", "progress_bar=false",
+            "--set", "ppo.net_arch=[8]", "--set", "sb3.n_steps=64", "--set", "sb3.batch_size=64",
+            "--set", "total_timesteps=64", "--set", "sb3.n_envs=1", "--set", "progress_bar=false",
             "--set", "league.mix={random: 1.0}", "--set", "eval.every=1000", "--set", "eval.final_games=0",
             "--set", "eval.final_panel_games=0", "--set", "eval.panel_every=0"]
     assert train(tiny) == 0

@@ -25,9 +25,9 @@ from training.train import main as train
 TINY = {
     "total_timesteps": 1024,
     "progress_bar": False,
-    "n_envs": 2,
     "checkpoint_every": 512,
-    "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+    "ppo": {"net_arch": [32]},
+    "sb3": {"n_envs": 2, "n_steps": 256, "batch_size": 128, "n_epochs": 1},
     "league": {"mix": {"snapshot": 0.5, "random": 0.5}, "snapshot_every": 512},
     "eval": {"every": 512, "games": 3, "final_games": 3, "final_panel_games": 0},
 }
@@ -71,7 +71,7 @@ def test_training_writes_a_policy_that_plugs_in_as_an_opponent(tmp_path, capsys)
 
 
 def test_resume_continues_from_the_checkpoint(tmp_path):
-    config = write_config(tmp_path, run_name="again", n_envs=1)
+    config = write_config(tmp_path, run_name="again", sb3={**TINY["sb3"], "n_envs": 1})
     assert train(["--config", str(config)]) == 0
     assert train(["--config", str(config)]) == 2  # the run exists: refuse to overwrite it
     assert train(["--config", str(config), "--resume", "--set", "total_timesteps=2048"]) == 0
@@ -120,7 +120,7 @@ def test_finetune_trains_with_the_configs_ppo_settings(tmp_path, capsys):
     assert train(["--config", str(write_config(tmp_path, run_name="base"))]) == 0
     base = tmp_path / "policies" / "base"
     config = write_config(tmp_path, run_name="tuned")
-    changes = ["--set", "ppo.learning_rate=1e-5", "--set", "ppo.n_epochs=2", "--set", "ppo.clip_range=0.1"]
+    changes = ["--set", "ppo.learning_rate=1e-5", "--set", "sb3.n_epochs=2", "--set", "ppo.clip_range=0.1"]
     assert train(["--config", str(config), "--finetune", str(base), "--trust-model-zip", *changes]) == 0
     tuned = MaskablePPO.load(tmp_path / "policies" / "tuned" / "model.zip")  # made by this test
     assert tuned.learning_rate == 1e-5 and tuned.n_epochs == 2 and tuned.clip_range(1.0) == 0.1
@@ -145,7 +145,8 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
     from training.start import apply_start, read_start
     from training.train import new_model
 
-    short = {"n_envs": 1, "total_timesteps": 256, "eval": {"every": 10**6, "games": 1, "final_games": 0}}
+    short = {"sb3": {**TINY["sb3"], "n_envs": 1}, "total_timesteps": 256,
+             "eval": {"every": 10**6, "games": 1, "final_games": 0}}
     assert train(["--config", str(write_config(tmp_path, run_name="base", **short))]) == 0
     base = tmp_path / "policies" / "base"
     assert (base / "value.npz").is_file()  # every full checkpoint carries its critic
@@ -199,7 +200,8 @@ def test_start_gives_a_new_run_a_checkpoints_actor_and_critic(tmp_path, capsys):
 
 
 def test_drachenschatten_trains_through_the_config(tmp_path):
-    config = write_config(tmp_path, run_name="ds", game="drachenschatten", num_players=2, n_envs=1,
+    config = write_config(tmp_path, run_name="ds", game="drachenschatten", num_players=2,
+                          sb3={**TINY["sb3"], "n_envs": 1},
                           league={"mix": {"random": 1.0}}, eval={"every": 512, "games": 2, "players": 2,
                                                                   "final_games": 2})
     assert train(["--config", str(config)]) == 0
@@ -279,7 +281,8 @@ def test_league_draws_each_kind_and_falls_back_to_the_heuristic(tmp_path):
 
 
 def test_time_budget_stops_training_early(tmp_path):
-    config = write_config(tmp_path, run_name="budget", n_envs=1, total_timesteps=1_000_000, time_budget_s=0.5,
+    config = write_config(tmp_path, run_name="budget", sb3={**TINY["sb3"], "n_envs": 1},
+                          total_timesteps=1_000_000, time_budget_s=0.5,
                           eval={"every": 10**6, "games": 1, "final_games": 0, "final_panel_games": 0})
     assert train(["--config", str(config)]) == 0
     card = json.loads((tmp_path / "policies" / "budget" / "card.json").read_text())

@@ -15,11 +15,11 @@ check                         why
 ``ppo.net_arch``              at most :data:`NET_ARCH_HIDDEN_PARAMETERS` weights between hidden
                               layers: a checkpoint of it must load (``load_policy``'s limit of
                               200 MB of float32 weights, dragonstones_env/policies/checkpoint.py)
-rollout buffer                ``ppo.n_steps x n_envs`` observations and action masks as float32:
+rollout buffer                ``sb3.n_steps x sb3.n_envs`` observations and action masks as float32:
                               at most :data:`ROLLOUT_BYTES` (SB3 copies it once more to train)
-``device``                    cpu, cuda, cuda:N, mps, auto (torch's device names)
+``sb3.device``                cpu, cuda, cuda:N, mps, auto (torch's device names)
 ``runs_dir``, ``out_dir``     non-empty paths without NUL, at most 4096 characters, not a file
-``n_envs``                    at most 32 with ``collector: subproc`` (a process per table)
+``sb3.n_envs``                at most 32 with ``sb3.collector: subproc`` (a process per table)
 ============================  ================================================================
 """
 

@@ -275,12 +275,26 @@ def evaluate(run: Run, adapter: Adapter, t: int, panel_due: bool) -> dict[str, A
     if panel_due:  # the panel plays the weights of now, written beside the run state
         folder = adapter.write_policy(run.folders.root / "weights", {"steps": t, "panel": True})
         result["panel"] = run_panel(cfg, folder, cfg.eval.panel_games, seed=stream_seed(SHARED, "panel", t))
-    append_eval(run.folders.eval_csv, t, result, result["panel"]["robustness"] if "panel" in result else None)
-    run.state["evaluations"].append({"timesteps": t, **result})
+    record_eval(run, t, result)
     low, high = result["ci95"]
     print(f"  eval at {t}: {result['rate']:.3f} [{low:.3f}, {high:.3f}] vs {cfg.eval.players - 1} {opponent}"
           + (f", robustness {result['panel']['robustness']:.3f}" if "panel" in result else ""), flush=True)
     return result
+
+
+def record_eval(run: Run, t: int, result: dict[str, Any]) -> None:
+    """The evaluation ``result`` at step ``t`` in eval.csv and the run state (the card's curve)."""
+    append_eval(run.folders.eval_csv, t, result, result["panel"]["robustness"] if "panel" in result else None)
+    run.state["evaluations"].append({"timesteps": t, **result})
+
+
+def final_follows(run: Run, t: int) -> bool:
+    """Whether the final evaluation comes next, at step ``t``, and plays the periodic evaluation's
+    opponent at its table: then the periodic one would play the same games again (costly for an
+    exploiter of a slow target), so the final one's result is the curve's last point instead."""
+    cfg = run.cfg
+    return ((t >= cfg.total_timesteps or run.out_of_time()) and cfg.eval.final_games > 0
+            and evaluation_opponent(cfg) in final_opponents(cfg))
 
 
 def run_panel(cfg: RunConfig, folder: Path, games: int, seed: int, shown: bool = False) -> dict[str, Any]:
@@ -403,6 +417,7 @@ def drive(cfg: RunConfig, make: Callable[[Run], Adapter], resume: bool = False, 
     t = run.state["steps"]
     # every trainer's schedules, from where a resumed run starts
     evals_due = Schedule(cfg.eval.every, t)
+    last_eval = None  # the step of a periodic evaluation left to the final one
     panels_due = Schedule(cfg.eval.panel_every, t) if cfg.eval.panel_every else None
     checkpoints_due = Schedule(cfg.checkpoint_every, t)
     try:
@@ -412,7 +427,10 @@ def drive(cfg: RunConfig, make: Callable[[Run], Adapter], resume: bool = False, 
             t = run.state["steps"] = adapter.learn(next_stop(t, cfg.total_timesteps, evals_due, panels_due,
                                                              checkpoints_due) - t)
             panel_due = panels_due is not None and panels_due.due(t)
-            if evals_due.due(t) or panel_due:
+            eval_due = evals_due.due(t)
+            if eval_due and not panel_due and final_follows(run, t):
+                last_eval = t  # the final evaluation plays the same opponent at this step: its row
+            elif eval_due or panel_due:
                 evaluate(run, adapter, t, panel_due)
             if checkpoints_due.due(t):
                 checkpoint(run, adapter)
@@ -425,6 +443,11 @@ def drive(cfg: RunConfig, make: Callable[[Run], Adapter], resume: bool = False, 
     adapter.close()
     # -- the result: the weights, a final evaluation and the card
     final = run.state["final"] = final_evaluation(run, adapter, t)
+    if last_eval is not None:
+        record_eval(run, last_eval, final[f"vs_{Path(evaluation_opponent(cfg)).name}"])
+        # the checkpoint's state too, so that a resumed run's curve keeps this point
+        saved = {k: v for k, v in run.state.items() if k != "final"}
+        (folders.checkpoint / "state.json").write_text(json.dumps(saved, default=list) + "\n")
     card_ = card(t, run.state["wall_time"], cfg.to_dict(), machine(*adapter.libraries), git_commit(), final,
                  run.state["evaluations"], **adapter.card())
     adapter.write_policy(folders.out, card_, final=True)

@@ -57,8 +57,8 @@ def test_a_short_training_run_on_it(toy, tmp_path):
 
     cfg = {
         "game": "toyauction", "num_players": 3, "run_name": "toy", "total_timesteps": 256,
-        "progress_bar": False, "n_envs": 1, "checkpoint_every": 256,
-        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "progress_bar": False, "checkpoint_every": 256,
+        "ppo": {"net_arch": [16]}, "sb3": {"n_envs": 1, "n_steps": 128, "batch_size": 64, "n_epochs": 1},
         "league": {"mix": {"random": 1.0}},
         "eval": {"every": 256, "games": 3, "players": 3, "final_games": 3, "final_panel_games": 0},
         "runs_dir": str(tmp_path / "runs"), "out_dir": str(tmp_path / "policies"),

@@ -237,14 +237,14 @@ def test_config_errors_name_the_key(tmp_path):
     with pytest.raises(ConfigError, match=r"league\.table"):
         load_config(None, ["league.table=1.5"])
     with pytest.raises(ConfigError, match=r"rllib\.num_env_runners"):
-        load_config(None, ["ray.num_env_runners=-1"])
+        load_config(None, ["rllib.num_env_runners=-1"])
     with pytest.raises(ConfigError, match=r"rllib\.activation"):
         load_config(None, ["rllib.activation=gelu"])
     with pytest.raises(ConfigError, match=r"target: is the SB3 trainer's"):  # one schema: SB3's keys refused
         load_config(None, ["target=heuristic"])
     with pytest.raises(ConfigError, match=r"unknown key\(s\) \['rllib\.workers'\]"):
-        load_config(None, ["ray.workers=2"])
-    assert main(["--config", str(write_config(tmp_path)), "--set", "ppo.minibatch_size=999"]) == 2
+        load_config(None, ["rllib.workers=2"])
+    assert main(["--config", str(write_config(tmp_path)), "--set", "rllib.minibatch_size=999"]) == 2
     from pathlib import Path
 
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "rllib_ppo.yaml")
@@ -328,7 +328,7 @@ def test_train_export_reload_and_play(tmp_path, ray_local):
 
 
 def test_more_actors_than_cpus_is_refused_not_a_hang(ray_local, tmp_path):
-    assert main(["--config", str(write_config(tmp_path)), "--set", "ray.num_learners=1"]) == 2
+    assert main(["--config", str(write_config(tmp_path)), "--set", "rllib.num_learners=1"]) == 2
     assert not (tmp_path / "runs").exists()
 
 
