@@ -12,6 +12,10 @@ import dragonstones_env
 import training
 from training import cluster
 from training.config import ConfigError
+
+# the RLlib trainer's module draws the final evaluation's bar with rich (the train and rllib extras)
+pytest.importorskip("rich", reason="needs rich (the train or rllib extra): pip install -e '.[train]'")
+
 from training.train_rllib import load_config
 
 

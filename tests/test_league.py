@@ -16,6 +16,10 @@ from training.config import ConfigError
 from training.config import load_config as load_sb3_config
 from training.league import LEARNER, FolderVersions, League, PushedVersions, publish_latest
 from training.rllib_env import DragonstonesMultiAgentEnv, make_league
+
+# the RLlib trainer's module draws the final evaluation's bar with rich (the train and rllib extras)
+pytest.importorskip("rich", reason="needs rich (the train or rllib extra): pip install -e '.[train]'")
+
 from training.train_rllib import env_config
 from training.train_rllib import load_config as load_rllib_config
 

@@ -10,6 +10,9 @@ import yaml
 
 from dragonstones_env.policies.registry import shipped_dir
 from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)  # training/run.py's bars need rich, which the train extra brings
+
 from tests.run_layout import EXPECTED, layout
 from training import run as lifecycle
 from training.config import ConfigError

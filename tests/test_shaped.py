@@ -8,6 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.extras import TRAIN, TRAIN_MODULE
+
+pytest.importorskip(TRAIN_MODULE, reason=TRAIN)
+
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
