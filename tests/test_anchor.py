@@ -98,13 +98,15 @@ def write(tmp_path, **changes):
 
 
 def scalars(run_dir, tag):
-    values = []
-    for events in sorted(run_dir.glob("tb/*/events.*")):
-        acc = EventAccumulator(str(events))
+    """The tag's values in step order. A run that learns in chunks writes an event file per chunk,
+    named ``...<pid>.<n>``: sorting the names puts ``.10`` before ``.9``, so order by the step."""
+    events = []
+    for path in run_dir.glob("tb/*/events.*"):
+        acc = EventAccumulator(str(path))
         acc.Reload()
         if tag in acc.Tags()["scalars"]:
-            values += [e.value for e in acc.Scalars(tag)]
-    return values
+            events += acc.Scalars(tag)
+    return [e.value for e in sorted(events, key=lambda e: (e.step, e.wall_time))]
 
 
 def test_a_leashed_run_saves_its_anchor_charges_it_and_resumes_with_it(tmp_path):
