@@ -1,4 +1,4 @@
-"""The trainer's bars: training toward its real stopping point, and the final evaluation's games.
+"""The SB3 trainer's bar: training toward its real stopping point (the games bar is training/run.py's).
 
 SB3's own bar counts to ``total_timesteps``, which says neither when a run really stops: PPO
 collects whole rollouts (``--set total_timesteps=4096`` with 8,192-decision rollouts ends at 8,192,
@@ -10,9 +10,7 @@ comes first, and says which.
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Callable, Iterator
 
 from rich.progress import BarColumn, Progress, TextColumn
 from stable_baselines3.common.callbacks import BaseCallback
@@ -80,14 +78,3 @@ class TrainingBar(BaseCallback):
         self._draw()
         self.progress.stop()
 
-
-@contextlib.contextmanager
-def games_bar(total: int, title: str, shown: bool) -> Iterator[Callable[[], None]]:
-    """A bar of ``total`` games (the final evaluation's); yields the function to call after each game."""
-    if not shown or total <= 0:
-        yield lambda: None
-        return
-    columns = (TextColumn(title), BarColumn(bar_width=24), TextColumn("{task.completed}/{task.total} games"))
-    with Progress(*columns) as progress:
-        task = progress.add_task(title, total=total)
-        yield lambda: progress.advance(task)

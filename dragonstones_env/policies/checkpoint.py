@@ -154,17 +154,20 @@ def _check_scalars(headers: dict[str, tuple[tuple[int, ...], np.dtype]], where: 
             raise PolicyError(f"{where}: {key!r} must be a scalar of kind {kind!r}, got {dtype} {shape}")
 
 
-def _float_layers(npz: Path, where: str, names: list[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _float_layers(npz: Path, where: str, names: list[tuple[str, str]],
+                  labels: list[str] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """The ``(w, b)`` entries named, one at a time in their stored dtype, cast at once to the float32
-    that plays and checked after the cast: a float64 of 1e39 is finite, and inf as a float32."""
+    that plays and checked after the cast: a float64 of 1e39 is finite, and inf as a float32. An
+    error names a pair by its ``labels`` entry (e.g. "layer 1 holds"), else by its two names."""
     weights = []
     try:
         with np.load(npz, allow_pickle=False) as data, np.errstate(over="ignore", invalid="ignore"):
-            for w_name, b_name in names:
+            for j, (w_name, b_name) in enumerate(names):
                 w = data[w_name].astype(np.float32)
                 b = data[b_name].astype(np.float32)
                 if not (np.isfinite(w).all() and np.isfinite(b).all()):
-                    raise PolicyError(f"{where}: {w_name}/{b_name} hold NaN or infinite values (as float32, the "
+                    label = labels[j] if labels else f"{w_name}/{b_name} hold"
+                    raise PolicyError(f"{where}: {label} NaN or infinite values (as float32, the "
                                       "dtype that plays)")
                 weights.append((w, b))
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
@@ -205,22 +208,8 @@ def read_mlp(npz: Path, obs_size: int, num_actions: int) -> tuple[list[tuple[np.
                               f"({width}, {'n' if i < count - 1 else num_actions}) and matching bias "
                               f"(observation size {obs_size}, {num_actions} actions)")
         width = out
-    weights = []
-    try:
-        with np.load(npz, allow_pickle=False) as data, np.errstate(over="ignore", invalid="ignore"):
-            for i in range(count):
-                # one entry at a time in its stored dtype, cast at once to the float32 that plays,
-                # and checked after the cast: a float64 of 1e39 is finite, and inf as a float32
-                w = data[f"w{i}"].astype(np.float32)
-                b = data[f"b{i}"].astype(np.float32)
-                if not (np.isfinite(w).all() and np.isfinite(b).all()):
-                    raise PolicyError(f"{where}: layer {i} holds NaN or infinite values (as float32, the "
-                                      "dtype that plays)")
-                weights.append((w, b))
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
-        if isinstance(err, PolicyError):
-            raise
-        raise PolicyError(f"{where}: cannot read the weights ({type(err).__name__}: {err})") from None
+    weights = _float_layers(npz, where, [(f"w{i}", f"b{i}") for i in range(count)],
+                            [f"layer {i} holds" for i in range(count)])
     return weights, activation
 
 
