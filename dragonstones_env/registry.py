@@ -75,6 +75,17 @@ class OlderVersion:
 
 
 @dataclass(frozen=True)
+class LoopGuard:
+    """A rule a policy may follow where a game's rules allow a loop without end (DrachenSchatten's two
+    keys restoring each other, D4): ``apply(observations, masks, limit) -> masks``, the batch's masks
+    without the actions that would repeat past ``limit`` (one of ``limits``). A checkpoint's card asks
+    for it with ``"loop_guard": limit`` (policies/checkpoint.py)."""
+
+    apply: Callable[[Any, Any, int], Any]
+    limits: range
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """What the rest of the project needs to know about one game.
 
@@ -126,6 +137,8 @@ class GameSpec:
     presenter: Presenter | None = None
     # Earlier observation layouts whose checkpoints still play, seeing their own view of the table.
     older: tuple[OlderVersion, ...] = ()
+    # The loop a policy may refuse to repeat (LoopGuard), or None: the game has none to guard.
+    loop_guard: LoopGuard | None = None
 
     @property
     def name(self) -> str:

@@ -65,6 +65,9 @@ BOUNDS: Mapping[str, Bound] = {
     "sb3.n_envs": Bound(int, 1, 1024, "tables played at once: a batched table is a few MB; with collector: subproc "
                                   "each is a process (240 MB resident, measured), so at most 32 there"),
     "sb3.workers": Bound(int, 1, 32, "processes of the batched collector (at most n_envs)"),
+    "loop_guard": Bound(int, 1, 16, "an object type's uses in a turn after which the run's checkpoints use it "
+                                    "no more (the game's LoopGuard checks its own limits: DrachenSchatten's "
+                                    "count stops at 16)"),
     "torch_threads": Bound(int, 1, 64, "more threads than any machine here has cores"),
     "ppo.learning_rate": Bound(float, 0.0, 1.0, "Adam's step size", open_low=True),
     "ppo.gamma": Bound(float, 0.0, 1.0, "the discount", open_low=True),
@@ -341,6 +344,9 @@ class RunConfig:
     # seat 0 then, more than a loss, so a losing learner gains by stalling; DrachenSchatten's key loop,
     # D4). -1/3 makes it a 4-player loss. 0: the env's reward (play/single_agent.py, training/rllib_env.py)
     truncation_reward: float = 0.0
+    # What its checkpoints play with where the game allows a loop (DrachenSchatten's keys, D4): no more
+    # uses of an object type in a turn than this (the card's "loop_guard", registry.LoopGuard). None: none.
+    loop_guard: int | None = None
     characters: str | None = None  # Dragonstones: custom characters file (docs/custom-characters.md)
     exclude: list[str] = field(default_factory=list)  # Dragonstones: standard specials left out
     total_timesteps: int = 200_000
@@ -386,6 +392,16 @@ class RunConfig:
         if self.characters or self.exclude:  # a custom deck (issue #16): only when asked for
             mine.update(characters=self.characters, exclude=list(self.exclude))
         return {k: v for k, v in mine.items() if k in self.spec.options}
+
+    def card_keys(self) -> dict[str, Any]:
+        """What every checkpoint of the run carries on its card for it to play as it learnt: the env
+        options (``card_view``: Fist's table mode hides coins) and its loop guard, if any (``card_guard``)."""
+        guard = {} if self.loop_guard is None else {"loop_guard": self.loop_guard}
+        return {"env_options": self.env_options(), **guard}
+
+    def learner_card(self) -> dict[str, Any] | None:
+        """The card the learner's in-memory policy plays its evaluations with: its loop guard (or None)."""
+        return None if self.loop_guard is None else {"env": self.env_name, "loop_guard": self.loop_guard}
 
     def learner_view(self) -> Any:
         """What the learner sees of an evaluation's table, which shows all a seat may know: what it learns
@@ -511,6 +527,11 @@ def validate_run(cfg: RunConfig) -> None:
             cfg.spec.env(num_players=sizes[0], **cfg.env_options())
         except ValueError as err:
             raise ConfigError(f"characters: {err}") from None
+    if cfg.loop_guard is not None:
+        guard = cfg.spec.loop_guard
+        need(guard is not None, "loop_guard", f"{cfg.spec.title} has no loop to guard: leave it out (null)")
+        need(not isinstance(cfg.loop_guard, bool) and cfg.loop_guard in guard.limits, "loop_guard",
+             f"must be null or an int in {guard.limits.start}..{guard.limits.stop - 1}")
     need(cfg.run_name.replace("-", "").replace("_", "").isalnum(), "run_name", "letters, digits, - and _ only")
 
 

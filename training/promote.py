@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +35,8 @@ from dragonstones_env.policies.checkpoint import (
     CARD_FILE,
     POLICY_FILE,
     VALUE_FILE,
+    card_deterministic,
+    card_guard,
     game_spaces,
     load_checkpoint,
     read_card,
@@ -44,21 +48,35 @@ from dragonstones_env.policies.checkpoint import (
 )
 from dragonstones_env.policies.shaped import ShapedNet
 
+# How a shipped network plays, set on its card when it is shipped (its weights are the run's):
+# its most likely action instead of a sample, and its game's loop guard (checkpoint.py).
+PLAY_KEYS = ("deterministic", "loop_guard")
 CURVE_FILE = "training_curve.png"
 SHIPPED_FILES = (CARD_FILE, POLICY_FILE, VALUE_FILE, CURVE_FILE)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_FILE_BYTES = 5 * 1024 * 1024  # the repository's limit for one file (tests/test_package.py)
 
 
-def promote(source: str | Path, dest: str | Path, force: bool = False, half: bool = False) -> list[Path]:
+def promote(source: str | Path, dest: str | Path, force: bool = False, half: bool = False,
+            play: Mapping[str, Any] | None = None) -> list[Path]:
     """Copy the checked checkpoint ``source`` to ``dest``; returns the files written. ``half``
-    writes the weights of ``policy.npz`` and ``value.npz`` as float16."""
+    writes the weights of ``policy.npz`` and ``value.npz`` as float16. ``play`` sets how the shipped
+    network plays, on its card (:data:`PLAY_KEYS`: ``deterministic``, ``loop_guard``)."""
     source, dest = Path(source), Path(dest)
     folders = [Path(".")]  # relative to source: the checkpoint, or a mixture and its member folders
-    if read_card(source, str(source)).get("algorithm") == mixture.ALGORITHM:
+    card = read_card(source, str(source))
+    unknown = sorted(set(play or {}) - set(PLAY_KEYS))
+    if unknown:
+        raise PolicyError(f"promote: unknown play setting(s) {unknown}; known: {', '.join(PLAY_KEYS)}")
+    if card.get("algorithm") == mixture.ALGORITHM:
+        if play:
+            raise PolicyError(f"{source} is a mixture: its members' cards say how each plays, not the mixture's")
         members = load_policy(str(source), seed=0).names  # every member loaded and checked
         folders += [Path(name) for name in members if (source / name).is_dir()]
     else:
+        card = {**card, **(play or {})}
+        card_deterministic(card, str(source))  # a PolicyError names a bad play setting before dest is touched
+        card_guard(card, str(source))
         load_checkpoint(source, str(source), seed=0, deterministic=True)  # a PolicyError names what is wrong
     files = shipped_files(source, folders)
     for f in files:
@@ -82,6 +100,8 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
             written.append(dest / f)
         else:
             written.append(Path(shutil.copy2(source / f, dest / f)))
+    if play:
+        (dest / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True) + "\n")
     return written
 
 
@@ -160,9 +180,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="replace dest if it exists")
     parser.add_argument("--half", action="store_true",
                         help="store the weights as float16 (half the bytes; they play as float32)")
+    parser.add_argument("--deterministic", action="store_true",
+                        help="the shipped policy plays its most likely action (its card's deterministic)")
+    parser.add_argument("--loop-guard", type=int, metavar="N",
+                        help="the shipped policy uses an object type at most N times a turn (its card's loop_guard; "
+                             "games whose rules allow a loop: DrachenSchatten)")
     args = parser.parse_args(argv)
+    play = {**({"deterministic": True} if args.deterministic else {}),
+            **({} if args.loop_guard is None else {"loop_guard": args.loop_guard})}
     try:
-        written = promote(args.source, args.dest, args.force, args.half)
+        written = promote(args.source, args.dest, args.force, args.half, play)
     except PolicyError as err:
         parser.error(str(err))
     print(f"wrote {', '.join(str(p) for p in written)}")

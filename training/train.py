@@ -82,7 +82,7 @@ def make_venv(cfg: Config, opponents: Any) -> Any:
 
 def learner(model: Any, cfg: Config) -> evals.Learner:
     """The model's current weights as a policy (``learner(seed=...)``) for training/evals.py."""
-    return partial(CheckpointPolicy.from_sb3, model, spec="training", view=cfg.learner_view())
+    return partial(CheckpointPolicy.from_sb3, model, spec="training", view=cfg.learner_view(), card=cfg.learner_card())
 
 
 def ppo_settings(p: PPO) -> dict[str, Any]:
@@ -245,7 +245,7 @@ class RunFolders:
 def write_checkpoint(model: Any, folder: Path, cfg: Config, card: dict[str, Any], with_model: bool = True) -> Path:
     """A checkpoint folder of this run: ``card`` and the env options it learns with, which its card must
     carry for it to see every table as it saw its own (``card_view``: Fist's table mode hides coins)."""
-    return save_checkpoint(model, folder, {**card, "env_options": cfg.env_options()}, cfg.env_name, with_model)
+    return save_checkpoint(model, folder, {**card, **cfg.card_keys()}, cfg.env_name, with_model)
 
 
 def refresh_latest(model: Any, run: RunFolders, t: int, cfg: Config) -> Path:

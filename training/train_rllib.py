@@ -234,7 +234,8 @@ def sampled_steps(result: dict[str, Any]) -> int:
 
 def learner(weights: Any, activation: str, cfg: Config) -> evals.Learner:
     """The actor's weights as a policy (``learner(seed=...)``) for training/evals.py."""
-    return partial(CheckpointPolicy, weights, activation, spec="training", view=cfg.learner_view())
+    return partial(CheckpointPolicy, weights, activation, spec="training", view=cfg.learner_view(),
+                   card=cfg.learner_card())
 
 
 def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, Any], cfg: Config) -> Path:
@@ -243,8 +244,7 @@ def write_policy(folder: Path, weights: Any, activation: str, card: dict[str, An
     env_name = cfg.env_name
     folder.mkdir(parents=True, exist_ok=True)
     CheckpointPolicy(weights, activation).save_npz(folder / POLICY_FILE)
-    card = {"algorithm": "RLlibPPO", "env": env_name, "layout": expected_layout(env_name), **card,
-            "env_options": cfg.env_options()}
+    card = {"algorithm": "RLlibPPO", "env": env_name, "layout": expected_layout(env_name), **card, **cfg.card_keys()}
     (folder / CARD_FILE).write_text(json.dumps(card, indent=2, sort_keys=True, default=str) + "\n")
     return folder
 

@@ -35,6 +35,7 @@ Every failure is a :class:`~dragonstones_env.policies.base.PolicyError` naming t
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -345,11 +346,15 @@ class CheckpointPolicy(Policy):
         self.card = card or {}
         # The game it plays (the card's env), or None when built in memory without a card.
         self.game: str | None = self.card.get("env")
-        self.deterministic = deterministic
+        # A card may ask to play its most likely action (a policy stronger so than sampling: ds-champion);
+        # a loader's deterministic=True makes any checkpoint do so.
+        self.deterministic = deterministic or card_deterministic(self.card, spec)
         self.rng = np.random.default_rng(seed)
         # What it sees of the table's observations: what it was trained on (card_view), e.g. a policy of
         # Fist's table mode hides the coins an evaluation's recall table shows. None: all of it.
         self.view = view
+        # A rule it follows where its game allows a loop (the card's "loop_guard"), or None.
+        self.guard = card_guard(self.card, spec)
         # The critic is read at its first use (only a search asks for it): loading the actor to play
         # stays as cheap as it was, and a checkpoint without value.npz plays as before.
         self._critic_file = critic_file
@@ -395,7 +400,10 @@ class CheckpointPolicy(Policy):
         self.rng = np.random.default_rng(seed)
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The masked action probabilities for a batch of the table's observations."""
+        """The masked action probabilities for a batch of the table's observations (without the
+        actions its loop guard leaves out, if its card asks for one)."""
+        if self.guard is not None:
+            masks = self.guard(observations, masks)
         return masked_softmax(self.logits(observations), masks)
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
@@ -680,6 +688,34 @@ def card_view(card: dict[str, Any], spec: str = "checkpoint") -> Callable[[np.nd
     if view is None:
         return older.view
     return _Composed(older.view, view)
+
+
+def card_deterministic(card: dict[str, Any], spec: str = "checkpoint") -> bool:
+    """Whether a card asks its policy to play its most likely legal action (``"deterministic": true``)."""
+    value = card.get("deterministic", False)
+    if not isinstance(value, bool):
+        raise PolicyError(f"policy {spec!r}: card.json: 'deterministic' must be true or false, got {value!r}")
+    return value
+
+
+Guard = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def card_guard(card: dict[str, Any], spec: str = "checkpoint") -> Guard | None:
+    """The loop guard a card asks for (``"loop_guard": limit``; its game's
+    :class:`~dragonstones_env.registry.LoopGuard`) as ``f(observations, masks) -> masks``, or None."""
+    limit = card.get("loop_guard")
+    if limit is None:
+        return None
+    game = _spec_of(card)
+    guard = None if game is None else game.loop_guard
+    if guard is None:
+        raise PolicyError(f"policy {spec!r}: card.json asks for a loop_guard, but {card.get('env')!r} has no loop "
+                          f"to guard (games that have one: {sorted(g.name for g in games.all() if g.loop_guard)})")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit not in guard.limits:
+        raise PolicyError(f"policy {spec!r}: card.json: 'loop_guard' must be an int in "
+                          f"{guard.limits.start}..{guard.limits.stop - 1}, got {limit!r}")
+    return functools.partial(guard.apply, limit=limit)
 
 
 class _Composed:

@@ -7,9 +7,9 @@
 The package ends by registering the game (``dragonstones_env.games.get("drachenschatten")``).
 """
 
-from dragonstones_env.registry import GameSpec, OlderVersion, register
+from dragonstones_env.registry import GameSpec, LoopGuard, OlderVersion, register
 
-from . import actions, observation, present
+from . import actions, guard, observation, present
 from .cards import (
     CARD_NAMES,
     CARD_TYPE_OF_ID,
@@ -43,6 +43,8 @@ SPEC = register(GameSpec(
     # (policies/ds-champion) play on at v1 tables through this view
     older=(OlderVersion("drachenschatten_v0", LAYOUT_SIGNATURE_V0, observation.OBS_SIZE_V0, observation.v0_view,
                         tuple(range(observation.OBS_SIZE_V0))),),
+    # D4 lets two keys restore each other for ever; a card's "loop_guard" caps a type's uses a turn
+    loop_guard=LoopGuard(guard.loop_guard, guard.LIMITS),
 ))
 
 __all__ = [

@@ -39,6 +39,8 @@ Options (keyword arguments of :func:`env` / :class:`raw_env`):
   reward is 0. Uniformly random play takes about 55 (2 players) to 90 (4 players) actions per game.
   The rules allow a turn without end: a key may restore any used object but itself (D4), so a
   player with two keys can have them restore each other for ever; this limit ends such a game.
+  A policy may refuse the loop itself: a checkpoint whose card says ``"loop_guard": k`` uses an
+  object type at most k times a turn (``guard.py``; a run's ``loop_guard`` key writes it).
 * ``illegal_action`` (``"raise"``): ``"raise"`` raises ``ValueError`` naming the agent, the
   decision and the action, and changes nothing; ``"penalize"`` ends the game with -1 for the
   offender and 0 for the others.

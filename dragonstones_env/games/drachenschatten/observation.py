@@ -32,6 +32,7 @@ SEAT_TOTALS: tuple[str, ...] = ("cards", "kinds", "beasts", "treasures", "ready"
 _TOTALS_SCALE = np.array([16, 7, 3, 3, 16], np.float32)
 COUNT_SCALE = 4.0  # per-type counts are divided by this (at most 7 copies of a type: 1.75)
 OBS_HIGH = 4.0
+MAX_OBJECT_USES = int(OBS_HIGH * COUNT_SCALE)  # object_uses saturates here: 16 uses of a type in a turn
 _MAX_TURNS_SCALE = 64.0  # every turn but the last turns a card over: turn <= 65 in practice
 
 _SPEC = [  # (name, shape, seat axis, meaning, extras: scale, labels, one-hot; see layout.Piece)
