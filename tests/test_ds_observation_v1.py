@@ -3,8 +3,8 @@
 Why v1: a key may restore another key for ever (D4); v0 saw every state of that loop alike but
 for the step fraction, so a policy could not tell its hundredth restore from its first. The
 sufficiency test below shows the two states v0 confuses; the others pin the new piece, the v0
-view older checkpoints get (policies/ds-champion plays on exactly as before: its actions on fixed
-seeds were recorded with the v0 code in tests/golden/ds_champion_v0.json) and the zero-weight
+view older checkpoints get (policies/ds-champion-v2, the v0 champion, plays on exactly as before: its
+actions on fixed seeds were recorded with the v0 code in tests/golden/ds_champion_v0.json) and the zero-weight
 widening of a v0 start (training/start.py).
 """
 
@@ -28,7 +28,7 @@ from training.config import ConfigError
 from training.start import read_start, widen
 
 KEY = T["key restore"]
-CHAMPION = Path(__file__).resolve().parents[1] / "policies" / "ds-champion"
+CHAMPION = Path(__file__).resolve().parents[1] / "policies" / "ds-champion-v2"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "ds_champion_v0.json"
 STEPS = O.LAYOUT_V0["progress"].slice.start + 1  # the step fraction, v0's only trace of a loop
 
@@ -96,15 +96,16 @@ def test_v0_is_the_first_floats_of_v1_and_its_layout_is_unchanged():
     assert list(O.LAYOUT)[: len(O.LAYOUT_V0)] == list(O.LAYOUT_V0)
     assert all(O.LAYOUT[k].slice == p.slice for k, p in O.LAYOUT_V0.items())
     assert LAYOUT_SIGNATURE.startswith("drachenschatten_v1:")
-    assert read_card(CHAMPION, "ds-champion")["layout"] == LAYOUT_SIGNATURE_V0 == expected_layout("drachenschatten_v0")
+    card = read_card(CHAMPION, "ds-champion-v2")
+    assert card["layout"] == LAYOUT_SIGNATURE_V0 == expected_layout("drachenschatten_v0")
     assert game_spaces("drachenschatten_v0")[0] == O.OBS_SIZE_V0
     assert game_spaces("drachenschatten_v1")[0] == O.OBS_SIZE
 
 
 def test_a_v0_checkpoint_sees_the_v0_view_and_a_wrong_v0_layout_is_still_refused(tmp_path):
-    card = read_card(CHAMPION, "ds-champion")
+    card = read_card(CHAMPION, "ds-champion-v2")
     assert card_view(card) is O.v0_view
-    assert load_policy("ds-champion").game == "drachenschatten_v0"
+    assert load_policy("ds-champion-v2").game == "drachenschatten_v0"
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "card.json").write_text(json.dumps({**card, "layout": LAYOUT_SIGNATURE}))
@@ -114,10 +115,10 @@ def test_a_v0_checkpoint_sees_the_v0_view_and_a_wrong_v0_layout_is_still_refused
 
 
 def champion_games():
-    """ds-champion (sampling, seeded) against ds-heuristic and random at 3 and 4 players."""
+    """ds-champion-v2 (sampling, seeded) against ds-heuristic and random at 3 and 4 players."""
     out = {}
     for n, seed in ((3, 1), (4, 2), (4, 3)):
-        names = ["ds-champion", "ds-heuristic", "ds-champion", "random"][:n]
+        names = ["ds-champion-v2", "ds-heuristic", "ds-champion-v2", "random"][:n]
         policies = [load_policy(s, seed=100 * seed + i) for i, s in enumerate(names)]
         actions: list[int] = out.setdefault(f"{n}p/s{seed}", [])
         play_game(lambda n=n: games.get("drachenschatten").env(num_players=n), policies, names, seed,
@@ -125,7 +126,7 @@ def champion_games():
     return out
 
 
-def test_ds_champion_plays_exactly_as_it_did_at_v0_tables():
+def test_ds_champion_v2_plays_exactly_as_it_did_at_v0_tables():
     want = json.loads(GOLDEN.read_text())
     got = champion_games()
     for k, actions in want.items():
@@ -135,7 +136,7 @@ def test_ds_champion_plays_exactly_as_it_did_at_v0_tables():
 
 def test_a_v0_start_is_widened_with_zero_weights_and_plays_as_before():
     start = read_start(str(CHAMPION), "drachenschatten_v1")
-    champion = load_policy("ds-champion", deterministic=True)
+    champion = load_policy("ds-champion-v2", deterministic=True)
     (w, _), *_ = start["actor"][0]
     assert w.shape[0] == O.OBS_SIZE and not w[O.OBS_SIZE_V0:].any()
     assert np.array_equal(w[: O.OBS_SIZE_V0], champion.weights[0][0])

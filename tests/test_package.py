@@ -117,7 +117,9 @@ USER_SCRIPT = textwrap.dedent("""
 
     assert play_against_itself("champion", "Dragonstones-v0", 4, 1).has_value  # its critic, for the search
     # the second game's shipped checkpoint, at its own game's table
-    assert play_against_itself("ds-champion", "DrachenSchatten-v0", 3, 2).game == "drachenschatten_v0"
+    ds = play_against_itself("ds-champion", "DrachenSchatten-v0", 3, 2)
+    assert ds.game == "drachenschatten_v1" and ds.deterministic and ds.guard is not None  # as its card says
+    assert play_against_itself("ds-champion-v2", "DrachenSchatten-v0", 3, 2).game == "drachenschatten_v0"
 
     mixture = load_policy("champion-mixture")  # a shipped mixture, its member folder inside the wheel
     assert type(mixture).__name__ == "MixturePolicy" and "members/champion-v5" in mixture.names
@@ -183,6 +185,7 @@ def test_the_wheel_installs_one_import_name_and_works_for_a_user(wheel, tmp_path
     assert "dragonstones_env/policies/shipped/champion-mixture/members/champion-v5/policy.npz" in names
     assert "dragonstones_env/policies/shipped/champion-v4/policy.npz" in names  # the champion before v5, by name
     assert "dragonstones_env/policies/shipped/ds-champion/policy.npz" in names
+    assert "dragonstones_env/policies/shipped/ds-champion-v2/policy.npz" in names  # the v0 checkpoint before it
     # what plays, and the champions' critics for the search; no run state, no member's critic
     assert "dragonstones_env/policies/shipped/champion/value.npz" in names
     assert "dragonstones_env/policies/shipped/ds-champion/value.npz" in names
