@@ -119,6 +119,39 @@ def test_a_member_that_is_itself_a_mixture_or_a_symlink_out_is_refused(tmp_path,
         load_policy(str(make_mixture(nested, [("members/inner", 1.0)])))
 
 
+def drawn_at(policy, players, tables=60):
+    """The member names a mixture seats at ``tables`` tables of ``players`` (seeds 0..tables-1)."""
+    return Counter(policy.names[policy.members.index(policy.draw(np.random.default_rng([s, 0x313]), players))]
+                   for s in range(tables))
+
+
+def test_a_table_size_with_its_own_weights_draws_with_them(tmp_path):
+    # PSRO's meta-game solved at 3 players (issue 52): the heuristic bot there, the value bot elsewhere
+    folder = make_mixture(tmp_path / "m", [("value", 1.0), ("heuristic", 0.0)], weights_at={"3": {"heuristic": 1.0}})
+    policy = load_policy(str(folder), seed=0)
+    assert set(drawn_at(policy, 3)) == {"heuristic"} and set(drawn_at(policy, 4)) == {"value"}
+    seated = [type(seat(policy, Table("dragonstones", n, 0, seed=7))).__name__ for n in (3, 4)]
+    assert seated == ["HeuristicPolicy", "ZooPolicy"]  # seating reads the table's size
+    policy.reset(3)  # without a table: the card's own weights
+    assert policy.names[policy.members.index(policy.current)] == "value"
+
+
+@pytest.mark.parametrize("weights_at, why", [
+    ({"7": {"value": 1.0}}, "'7' is not a table size of Fist of Dragonstones"),
+    ({"three": {"value": 1.0}}, "is not a table size"),
+    ({"3": {"miser": 1.0}}, r"must map members of the card \(value, heuristic\)"),
+    ({"3": {}}, "must map members of the card"),
+    ({"3": {"value": 0.0}}, "positive sum"),
+    ({"3": {"value": -1.0, "heuristic": 2.0}}, ">= 0"),
+    ({"3": {"value": True}}, ">= 0"),
+    ([["3", 1.0]], "'weights_at' must map a table size"),
+])
+def test_bad_weights_at_a_table_size_are_refused_naming_what_is_allowed(tmp_path, weights_at, why):
+    folder = make_mixture(tmp_path / "m", [("value", 1.0), ("heuristic", 1.0)], weights_at=weights_at)
+    with pytest.raises(PolicyError, match=why):
+        load_policy(str(folder))
+
+
 def test_a_member_entry_with_other_keys_is_refused(tmp_path):
     folder = make_mixture(tmp_path / "m", [("value", 1.0)])
     card = json.loads((folder / "card.json").read_text())
@@ -196,6 +229,35 @@ def test_population_games_are_seeded_and_written_as_a_shippable_mixture(tmp_path
     assert policy.weights.tolist() == pytest.approx([0.6, 0.3, 0.1])
     assert sorted(p.name for p in (folder / "members").iterdir()) == ["0-net", "3-champion"]
     assert sorted(p.name for p in (folder / "members" / "0-net").iterdir()) == ["card.json", "policy.npz"]
+
+
+def test_a_solve_at_another_table_size_is_written_into_a_mixture_as_its_weights_there(tmp_path, mix):
+    net = str(mix / "members" / "net")
+    meta.into_mixture(mix, [net, "value", "heuristic"], {net: 0.25, "value": 0.0, "heuristic": 0.75}, 3,
+                      {"players": 3})
+    policy = load_policy(str(mix), seed=0)
+    assert policy.names == ["members/net", "value", "heuristic"]  # a new rule bot joins with weight 0 elsewhere
+    assert policy.weights.tolist() == [0.5, 0.5, 0.0]
+    assert policy.weights_at[3].tolist() == [0.25, 0.0, 0.75]
+    assert json.loads((mix / "card.json").read_text())["meta_at"] == {"3": {"players": 3}}
+
+
+def test_a_solve_is_not_written_into_a_mixture_that_cannot_hold_its_members(tmp_path, mix):
+    before = (mix / "card.json").read_text()
+    other = write_checkpoint(tmp_path / "other", seed=9)
+    with pytest.raises(meta.EvaluationError, match="neither a folder inside"):
+        meta.into_mixture(mix, [str(other), "value"], {str(other): 0.5, "value": 0.5}, 3, {})
+    with pytest.raises(meta.EvaluationError, match="not a mixture folder"):
+        meta.into_mixture(other, ["value"], {"value": 1.0}, 3, {})
+    with pytest.raises(PolicyError, match="not a table size"):
+        meta.into_mixture(mix, ["value"], {"value": 1.0}, 9, {})
+    assert (mix / "card.json").read_text() == before  # nothing written
+
+
+def test_the_meta_solver_refuses_to_write_into_the_shipped_mixture(tmp_path, capsys):
+    code = meta.main(["--members", "value", "heuristic", "--players", "3", "--games", "6", "--out", str(tmp_path / "x"),
+                      "--into-mixture", str(shipped_dir() / "champion-mixture")])
+    assert code == 2 and "inside the shipped checkpoints' folder" in capsys.readouterr().err
 
 
 def test_every_rule_bot_of_the_game_can_be_a_member(tmp_path):

@@ -53,8 +53,8 @@ from dragonstones_env.core.seeding import stream_seed
 from dragonstones_env.evaluation.facts import EvaluationError, check_bounded
 from dragonstones_env.evaluation.tournament import CHUNK, play_tasks, preload
 from dragonstones_env.policies import PolicyError, mixture
-from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, expected_layout
-from dragonstones_env.policies.registry import available, shipped, shipped_dir
+from dragonstones_env.policies.checkpoint import CARD_FILE, POLICY_FILE, VALUE_FILE, expected_layout, read_card
+from dragonstones_env.policies.registry import available, load_policy, shipped, shipped_dir
 from dragonstones_env.registry import TableSizeError, UnknownGameError
 from dragonstones_env.registry import get as get_game
 
@@ -249,6 +249,45 @@ def write_mixture(folder: Path, members: Sequence[str], weights: dict[str, float
     return mixture.write(folder, entries, env_name, expected_layout(env_name), extra)
 
 
+def into_mixture(folder: Path, members: Sequence[str], weights: dict[str, float], players: int,
+                 meta: dict[str, Any]) -> Path:
+    """The solve's weights written as the weights at ``players`` of the mixture ``folder`` (its card's
+    ``weights_at``): a mixture solved at each table size. Every member of the solve must be one the
+    mixture can hold without copying: a folder inside it, or a built-in rule bot (listed with weight 0
+    at the other sizes if it is new). Everything is checked before the card is written."""
+    card = read_card(folder, str(folder))
+    if card.get("algorithm") != mixture.ALGORITHM:
+        raise EvaluationError(f"--into-mixture {folder}: not a mixture folder (its card's algorithm is "
+                              f"{card.get('algorithm')!r})")
+    listed = [m["policy"] for m in card.get("members", []) if isinstance(m, dict)]
+    root = folder.resolve()
+    names = {}
+    for spec in members:
+        path = Path(spec).resolve()
+        if root in path.parents:
+            names[spec] = path.relative_to(root).as_posix()
+        elif spec in available() and spec not in shipped():
+            names[spec] = spec
+        else:
+            raise EvaluationError(f"--into-mixture: member {spec!r} is neither a folder inside {folder} nor a "
+                                  "rule bot; a new network needs a new mixture (--write-mixture)")
+        if names[spec] not in listed and names[spec] != spec:
+            raise EvaluationError(f"--into-mixture: {spec!r} is inside {folder} but not one of its members "
+                                  f"({', '.join(listed)})")
+    card["members"] += [{"policy": names[s], "weight": 0.0} for s in members
+                        if weights[s] > 0 and names[s] not in listed]
+    card.setdefault("weights_at", {})[str(players)] = {names[s]: weights[s] for s in members if weights[s] > 0}
+    card.setdefault("meta_at", {})[str(players)] = meta
+    before = (folder / CARD_FILE).read_text()
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
+    try:
+        load_policy(str(folder), seed=0)  # the new card loads as any mixture does, or the old one is put back
+    except PolicyError:
+        (folder / CARD_FILE).write_text(before)
+        raise
+    return folder
+
+
 def parse_floor(items: Sequence[str], members: Sequence[str]) -> dict[int, float]:
     out = {}
     for item in items:
@@ -286,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only mixtures that alone against n-1 copies of MEMBER win at least RATE")
     parser.add_argument("--out", required=True, help="folder for meta.json")
     parser.add_argument("--write-mixture", metavar="FOLDER", help="also write the chosen mixture as a policy folder")
+    parser.add_argument("--into-mixture", metavar="FOLDER",
+                        help="write the chosen weights as the weights at --players of this mixture folder "
+                             "(under runs/; ship it with training.promote)")
     parser.add_argument("--overwrite", action="store_true",
                         help="write into --out and --write-mixture even if they exist and are not empty")
     return parser
@@ -298,6 +340,10 @@ def check_outputs(args: argparse.Namespace) -> None:
         check_output(args.out, "--out", args.overwrite)
         if args.write_mixture:
             check_output(args.write_mixture, "--write-mixture", args.overwrite)
+        if args.into_mixture:  # an existing folder, written into: never a shipped one
+            check_output(args.into_mixture, "--into-mixture", overwrite=True)
+            if args.write_mixture:
+                raise EvaluationError("give --write-mixture (a new mixture) or --into-mixture (a table size of one)")
     except OutputError as err:
         raise EvaluationError(str(err)) from None
 
@@ -352,11 +398,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     for m, r in result["deviator_rates"].items():
         print(f"  {m} alone vs the mixture's crowd: {r:.3f};  the mixture alone vs {args.players - 1} {m}: "
               f"{result['alone'][m]:.3f}")
+    meta = {k: result[k] for k in ("best_deviator_rate", "deviator_rates", "alone", "games", "players", "members",
+                                   "seed")}
     if args.write_mixture:
-        write_mixture(Path(args.write_mixture), args.members, result["weights"], args.game,
-                      {"meta": {k: result[k] for k in ("best_deviator_rate", "deviator_rates", "alone", "games",
-                                                        "players", "members", "seed")}})
+        write_mixture(Path(args.write_mixture), args.members, result["weights"], args.game, {"meta": meta})
         print(f"wrote {args.write_mixture}: judge it on fresh games with dragonstones evaluate --panel")
+    if args.into_mixture:
+        try:
+            into_mixture(Path(args.into_mixture), args.members, result["weights"], args.players, meta)
+        except (EvaluationError, PolicyError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(f"wrote the weights at {args.players} players into {args.into_mixture}: judge it on fresh games")
     return 0
 
 

@@ -10,6 +10,11 @@ On disk a mixture is a checkpoint folder whose ``card.json`` has ``"algorithm": 
 
     "members": [{"policy": "members/v4", "weight": 0.6}, {"policy": "value", "weight": 0.4}]
 
+and, optionally, its own weights at a table size (a meta-game solved there; ``training/meta.py --into-mixture``):
+
+    "weights_at": {"3": {"members/v4": 0.9, "value": 0.1}}
+
+naming members of the card (the others weigh 0 at that size; sizes not listed play ``members``' weights).
 Each member is a built-in rule bot by name, or a checkpoint folder *inside* the mixture's folder
 (a relative path; a path that leaves the folder is refused), so that a mixture is shipped and
 loaded as one folder. A shipped checkpoint's name loads too, but it follows the package (the name
@@ -27,13 +32,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dragonstones_env import games
 from dragonstones_env.core import same_game
 
 from .base import Policy, PolicyError, Table
@@ -78,6 +84,33 @@ def read_members(card: dict[str, Any], spec: str) -> list[Member]:
     return members
 
 
+def read_weights_at(card: dict[str, Any], members: Sequence[Member], spec: str) -> dict[int, list[float]]:
+    """The card's weights per table size (``"weights_at": {"3": {member: weight, ...}}``), checked: a size the
+    game allows, each member named one of the card's ``members`` (the others weigh 0 there), weights as
+    ``members``' (finite, >= 0, a positive sum). Sizes not listed play ``members``' own weights."""
+    raw = card.get("weights_at", {})
+    names = [m.spec for m in members]
+    if not isinstance(raw, dict):
+        raise PolicyError(f"policy {spec!r}: 'weights_at' must map a table size to {{member: weight}}, got {raw!r}")
+    game = games.get(card["env"])
+    out = {}
+    for size, weights in raw.items():
+        n = int(size) if isinstance(size, str) and size.isdigit() else None
+        if n not in game.players:
+            raise PolicyError(f"policy {spec!r}: weights_at: {size!r} is not a table size of {game.title} "
+                              f"({game.players.start}..{game.players.stop - 1})")
+        if not isinstance(weights, dict) or not weights or not set(weights) <= set(names):
+            raise PolicyError(f"policy {spec!r}: weights_at[{size!r}] must map members of the card "
+                              f"({', '.join(names)}) to weights, got {weights!r}")
+        row = [weights.get(name, 0.0) for name in names]
+        if any(isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < float("inf") for w in row) \
+                or not 0 < sum(row) < float("inf"):
+            raise PolicyError(f"policy {spec!r}: weights_at[{size!r}]: weights must be finite numbers >= 0 with a "
+                              f"positive sum, got {weights!r}")
+        out[n] = [float(w) for w in row]
+    return out
+
+
 def member_path(folder: Path, name: str, spec: str) -> Path:
     """A member folder named relative to the mixture's folder, refused if it leaves it."""
     if Path(name).is_absolute():
@@ -97,19 +130,19 @@ class MixturePolicy(Policy):
     """
 
     def __init__(self, members: Sequence[Any], weights: Sequence[float], names: Sequence[str], game: str | None,
-                 spec: str = "mixture", seed: int | None = None, card: dict[str, Any] | None = None):
-        w = np.asarray(weights, np.float64)
-        if len(members) != len(w) or len(names) != len(w) or not len(w) or (w < 0).any() or w.sum() <= 0:
-            raise PolicyError(f"policy {spec!r}: members, weights and names must match, weights >= 0 with a "
-                              "positive sum")
+                 spec: str = "mixture", seed: int | None = None, card: dict[str, Any] | None = None,
+                 weights_at: Mapping[int, Sequence[float]] | None = None):
+        self.weights = _normalised(weights, len(members), len(names), spec)
+        # A table size's own weights (a meta-game solved at that size), else the weights above.
+        self.weights_at = {n: _normalised(w, len(members), len(names), spec) for n, w in (weights_at or {}).items()}
         self.members, self.names, self.game, self.spec = list(members), list(names), game, spec
         self.card = dict(card or {})
-        self.weights = w / w.sum()
         self.reset(seed)
 
-    def draw(self, rng: np.random.Generator) -> Any:
-        """One member, drawn by ``rng`` with the mixture's weights."""
-        return self.members[int(rng.choice(len(self.members), p=self.weights))]
+    def draw(self, rng: np.random.Generator, num_players: int | None = None) -> Any:
+        """One member, drawn by ``rng`` with the mixture's weights at a table of ``num_players``."""
+        weights = self.weights_at.get(num_players, self.weights)
+        return self.members[int(rng.choice(len(self.members), p=weights))]
 
     def reset(self, seed: int | None = None) -> None:
         """A new game without a table: the seed draws the member :meth:`act` plays (and seeds the members)."""
@@ -122,7 +155,7 @@ class MixturePolicy(Policy):
         """The member that plays this seat for this game, drawn with the table's seed (the mixture's
         own generator when it gives none) and seated in turn."""
         rng = self.rng if table.seed is None else np.random.default_rng([table.seed, 0x313])
-        return self.draw(rng).sit(table)
+        return self.draw(rng, table.num_players).sit(table)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.current.act(observation)
@@ -132,12 +165,21 @@ class MixturePolicy(Policy):
         return f"MixturePolicy({self.spec!r}; {parts})"
 
 
+def _normalised(weights: Sequence[float], members: int, names: int, spec: str) -> np.ndarray:
+    w = np.asarray(weights, np.float64)
+    if members != len(w) or names != len(w) or not len(w) or (w < 0).any() or w.sum() <= 0:
+        raise PolicyError(f"policy {spec!r}: members, weights and names must match, weights >= 0 with a "
+                          "positive sum")
+    return w / w.sum()
+
+
 def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, deterministic: bool,
          load_member: Callable[[str | Path, int | None, bool], Policy]) -> MixturePolicy:
     """A mixture folder's policy. ``load_member`` loads one member: a :class:`Path` is a folder
     inside the mixture's (checked here), a ``str`` a built-in or shipped name (checked by it)."""
     members, names = [], []
     listed = read_members(card, spec)
+    weights_at = read_weights_at(card, listed, spec)
     loaded: dict[str | Path, Policy] = {}  # a folder or name listed again is the same loaded policy
     budget = [MAX_MIXTURE_BYTES]
     for m in listed:
@@ -157,7 +199,7 @@ def load(folder: Path, spec: str, card: dict[str, Any], seed: int | None, determ
             raise PolicyError(f"policy {spec!r}: member {m.spec!r} plays {policy.game}, the mixture {card['env']}")
         members.append(policy)
         names.append(m.spec)
-    return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed, card)
+    return MixturePolicy(members, [m.weight for m in listed], names, card["env"], spec, seed, card, weights_at)
 
 
 def admit_member(path: Path, name: str, spec: str, budget: list[int]) -> None:
