@@ -40,7 +40,7 @@ SPEC = register(GameSpec(
     max_decisions=lambda n, options: int(options["max_steps"]),
     presenter=present.PRESENTER,
     # v0 had no per-turn object uses (issue 52); its vector is v1's first floats, so its checkpoints
-    # (policies/ds-champion) play on at v1 tables through this view
+    # (policies/ds-champion-v2) play on at v1 tables through this view
     older=(OlderVersion("drachenschatten_v0", LAYOUT_SIGNATURE_V0, observation.OBS_SIZE_V0, observation.v0_view,
                         tuple(range(observation.OBS_SIZE_V0))),),
     # D4 lets two keys restore each other for ever; a card's "loop_guard" caps a type's uses a turn
