@@ -59,6 +59,11 @@ class Member:
     weight: float
 
 
+def is_weight(value: Any) -> bool:
+    """Whether a card's member weight is one: a finite number >= 0 (not a bool)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value < float("inf")
+
+
 def read_members(card: dict[str, Any], spec: str) -> list[Member]:
     """The card's members, checked: a non-empty list of {policy, weight} with weights >= 0 summing > 0."""
     raw = card.get("members")
@@ -72,7 +77,7 @@ def read_members(card: dict[str, Any], spec: str) -> list[Member]:
         name, weight = item["policy"], item["weight"]
         if not isinstance(name, str) or not name or len(name) > 200:
             raise PolicyError(f"policy {spec!r}: members[{i}].policy must be a name or relative folder (1..200 chars)")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < float("inf"):
+        if not is_weight(weight):
             raise PolicyError(f"policy {spec!r}: members[{i}].weight must be a finite number >= 0, got {weight!r}")
         members.append(Member(name, float(weight)))
     total = sum(m.weight for m in members)
@@ -103,8 +108,7 @@ def read_weights_at(card: dict[str, Any], members: Sequence[Member], spec: str) 
             raise PolicyError(f"policy {spec!r}: weights_at[{size!r}] must map members of the card "
                               f"({', '.join(names)}) to weights, got {weights!r}")
         row = [weights.get(name, 0.0) for name in names]
-        if any(isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w < float("inf") for w in row) \
-                or not 0 < sum(row) < float("inf"):
+        if not all(map(is_weight, row)) or not 0 < sum(row) < float("inf"):
             raise PolicyError(f"policy {spec!r}: weights_at[{size!r}]: weights must be finite numbers >= 0 with a "
                               f"positive sum, got {weights!r}")
         out[n] = [float(w) for w in row]
