@@ -131,6 +131,8 @@ BOUNDS: Mapping[str, Bound] = {
     "ismcts.widen": Bound(float, 0.0, 1000.0, "progressive widening: at 1,000 a node considers every legal "
                                               "action of either game after one visit"),
     "ismcts.seed": Bound(int, 0, 2**32 - 1, "the search's own seed, as any seed"),
+    "ismcts.guard": Bound(int, 1, 1_000, "the limit of its game's loop guard (the game's own range: "
+                                         "DrachenSchatten 1..16 uses of an object type a turn)"),
     # python -m training.meta's flags besides --players, --games, --workers and --seed (rows above)
     "meta.grid": Bound(int, 2, 50, "weights in steps of 1/grid (and the mixtures it implies, meta.mixtures)"),
     "meta.mixtures": Bound(int, 1, 2_000_000, "mixtures on the grid, C(grid + members - 1, members - 1): "

@@ -18,7 +18,7 @@ from dragonstones_env import games
 from dragonstones_env.games.drachenschatten import actions as A
 from dragonstones_env.games.drachenschatten import observation as O
 from dragonstones_env.games.drachenschatten.guard import LIMITS, USED_TYPE, loop_guard
-from dragonstones_env.policies import PolicyError, load_policy
+from dragonstones_env.policies import PolicyError, decide, information_state, load_policy
 from dragonstones_env.policies.checkpoint import CheckpointPolicy, expected_layout, game_spaces
 from tests.aec_support import act_ds
 from tests.test_ds_observation_v1 import KEY, key_loop
@@ -193,3 +193,56 @@ def test_promote_refuses_a_bad_play_setting_before_writing_anything(tmp_path, ca
     assert not (tmp_path / "shipped").exists()
     with pytest.raises(PolicyError, match="unknown play setting"):
         promote(source, tmp_path / "shipped", play={"temperature": 0.5})
+
+
+# ---------------------------------------------------------------------- the search's own guard
+
+
+def search_at_loop(tmp_path, guard: int | None):
+    """The key loop after one restore, and a search over the guarded restorer (so its rollouts end),
+    with ``guard`` as the search's own option (None: none)."""
+    rollout = checkpoint(tmp_path / f"rollout{guard}", loop_guard=2)
+    spec = f"ismcts:simulations=20:rollout={rollout}:horizon=0:seed=1" + ("" if guard is None else f":guard={guard}")
+    e = key_loop()
+    act_ds(e, ("use", KEY, KEY))
+    return load_policy(spec), e
+
+
+def test_the_search_follows_its_guard_at_the_root(tmp_path):
+    # a key restore is a candidate of the unguarded search's root after one use of the key; with guard=1 never
+    # (the rollout copies' own guard, at 2, does not reach the search's tree: the 1-of-400 loop of docs/results.md)
+    for guard, restores_visited in ((None, True), (1, False)):
+        search, e = search_at_loop(tmp_path, guard)
+        a = decide(search, e, e.agent_selection)
+        assert any(r in search.root_visits for r in RESTORE) is restores_visited, guard
+        assert (a in RESTORE) <= restores_visited
+
+
+def test_the_search_takes_the_one_action_its_guard_leaves_without_searching(tmp_path):
+    search, e = search_at_loop(tmp_path, 1)
+    agent = e.agent_selection
+    observation = e.observe(agent)
+    legal = np.flatnonzero(observation["action_mask"])
+    kept = [int(legal[np.isin(legal, RESTORE)][0]), int(legal[~np.isin(legal, RESTORE)][0])]
+    mask = np.zeros_like(observation["action_mask"])
+    mask[kept] = 1  # a restore and one other action: the guard leaves the other
+    search.observe_game(information_state(e, agent))
+    simulated = search.simulated
+    assert search.act({**observation, "action_mask": mask}) == kept[1]
+    assert search.root_visits == {kept[1]: 1} and search.simulated == simulated
+
+
+def test_a_search_guard_is_checked_against_its_game(tmp_path):
+    with pytest.raises(PolicyError, match=r"guard=4 asks for a loop_guard, but 'dragonstones_v1' has no loop"):
+        load_policy("ismcts:rollout=heuristic:guard=4")
+    with pytest.raises(PolicyError, match=r"guard=17: 'loop_guard' must be an int in 1\.\.16, got 17"):
+        load_policy("ismcts:rollout=ds-heuristic:guard=17")
+    with pytest.raises(PolicyError, match=r"guard='0' is not allowed"):
+        load_policy("ismcts:guard=0")
+    # without a rollout policy the game is known at the table: refused at the first decision there
+    fist = games.get("dragonstones").env(num_players=3)
+    fist.reset(seed=0)
+    search = load_policy("ismcts:simulations=2:guard=4")
+    with pytest.raises(PolicyError, match="has no loop to guard"):
+        decide(search, fist, fist.agent_selection)
+    assert load_policy("ismcts:rollout=ds-heuristic:guard=4").options.guard == 4

@@ -707,13 +707,18 @@ def card_guard(card: dict[str, Any], spec: str = "checkpoint") -> Guard | None:
     limit = card.get("loop_guard")
     if limit is None:
         return None
-    game = _spec_of(card)
+    return game_guard(_spec_of(card), limit, f"policy {spec!r}: card.json", card.get("env"))
+
+
+def game_guard(game: Any, limit: Any, where: str, env: Any = None) -> Guard:
+    """``game``'s loop guard at ``limit`` as ``f(observations, masks) -> masks``; a :class:`PolicyError`
+    starting with ``where`` if the game has no loop to guard or the limit is not one of its limits."""
     guard = None if game is None else game.loop_guard
     if guard is None:
-        raise PolicyError(f"policy {spec!r}: card.json asks for a loop_guard, but {card.get('env')!r} has no loop "
+        raise PolicyError(f"{where} asks for a loop_guard, but {env if game is None else game.name!r} has no loop "
                           f"to guard (games that have one: {sorted(g.name for g in games.all() if g.loop_guard)})")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit not in guard.limits:
-        raise PolicyError(f"policy {spec!r}: card.json: 'loop_guard' must be an int in "
+        raise PolicyError(f"{where}: 'loop_guard' must be an int in "
                           f"{guard.limits.start}..{guard.limits.stop - 1}, got {limit!r}")
     return functools.partial(guard.apply, limit=limit)
 

@@ -48,11 +48,12 @@ from typing import Any
 
 import numpy as np
 
+from dragonstones_env import games
 from dragonstones_env.bounds import BOUNDS, InputError
 from dragonstones_env.core import same_game
 
 from .base import Policy, PolicyError, Table
-from .checkpoint import VALUE_FILE
+from .checkpoint import VALUE_FILE, Guard, game_guard
 from .information import InformationState
 
 NAME = "ismcts"
@@ -91,6 +92,7 @@ class SearchOptions:
     hidden: str = "model"  # the others' sealed bids: "model" (the rollout policy) or "uniform"
     order: str = "sample"  # widening: "sample" (the rollout policy's move, then random) or "probability"
     seed: int | None = None  # the search's seed when load_policy is given none
+    guard: int | None = None  # None, or its game's loop guard at this limit at every node (GameSpec.loop_guard)
 
     def spec(self) -> str:
         """The spec that loads these options (only those that differ from the defaults)."""
@@ -112,6 +114,8 @@ OPTION_HELP = {
     "order": "the order a node widens in: sample (the rollout policy's move, then random legal actions) or "
              "probability (by the rollout policy's probabilities, likeliest first: a checkpoint)",
     "seed": f"the search's seed when none is given to load_policy, {BOUNDS['ismcts.seed'].describe()}",
+    "guard": "the game's loop guard at every decision of the tree, as a checkpoint's card asks for it "
+             f"(loop_guard): {BOUNDS['ismcts.guard'].describe()}, within the game's limits",
 }
 assert set(OPTION_HELP) == {f.name for f in fields(SearchOptions)}
 
@@ -150,7 +154,7 @@ def _choice(*allowed: str) -> Callable[[str], str]:
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "simulations": _bounded("simulations"), "rollout": _rollout, "horizon": _horizon, "c": _bounded("c"),
     "widen": _bounded("widen"), "hidden": _choice("model", "uniform"),
-    "order": _choice("sample", "probability"), "seed": _bounded("seed"),
+    "order": _choice("sample", "probability"), "seed": _bounded("seed"), "guard": _bounded("guard"),
 }
 
 
@@ -252,6 +256,7 @@ class SearchPolicy(Policy):
         self._bots: list[Any] = []
         self._sim: Any = None
         self._horizon = 0
+        self._guard: Guard | None = None  # the game's loop guard at options.guard, set by _prepare
         self.simulated = 0  # decisions simulated in all (for measurements)
         # the last decision's root statistics, action -> visits (an expert-iteration teacher's policy
         # target, as AlphaZero's: training/imitate.py with imitate.target=visits); {a: 1} when only a was legal
@@ -265,6 +270,8 @@ class SearchPolicy(Policy):
             self._check_rollout(probe, options.rollout)
             self._check_horizon(probe, options.rollout)
             self._check_order(probe, options.rollout)
+            if probe.game is not None:
+                self._game_guard(games.get(probe.game))
 
     def __repr__(self) -> str:
         return f"SearchPolicy({self.spec!r}, seed={self.seed})"
@@ -308,6 +315,10 @@ class SearchPolicy(Policy):
         """The most visited root action after ``simulations`` simulations (every root action's visits:
         :attr:`root_visits`)."""
         self._prepare(info)
+        allowed = np.flatnonzero(self._allowed(observation))
+        if len(allowed) == 1:  # the loop guard left one action
+            self.root_visits = {int(allowed[0]): 1}
+            return int(allowed[0])
         sim, bots, o = self._sim, self._bots, self.options
         guess = self._guess if o.hidden == "model" else None
         root_key = (info.seat, observation["observation"].tobytes())
@@ -322,7 +333,7 @@ class SearchPolicy(Policy):
                 agent = sim.agent_selection
                 p = sim.agent_name_mapping[agent]
                 obs = sim.observe(agent)
-                legal = np.flatnonzero(obs["action_mask"]).tolist()
+                legal = np.flatnonzero(self._allowed(obs)).tolist()
                 if steps == 0 and (p, obs["observation"].tobytes()) != root_key:
                     raise RuntimeError(f"a determinization of {info!r} does not show the seat its own view: "
                                        "the game's sampler is wrong, or the information state is stale")
@@ -414,8 +425,22 @@ class SearchPolicy(Policy):
         if horizon is None:
             horizon = AUTO_HORIZON if self._bots[0].capabilities.judges else 0
         self._horizon = horizon
+        self._guard = self._game_guard(info.spec)
         self._sim = info.simulator()
         self._table = table
+
+    def _game_guard(self, game: Any) -> Guard | None:
+        """The game's loop guard at ``options.guard`` (checked against the game's limits), or None."""
+        if self.options.guard is None:
+            return None
+        return game_guard(game, self.options.guard, f"policy spec {self.spec!r}: guard={self.options.guard}")
+
+    def _allowed(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """The actions a tree node may take: the legal ones, less what the loop guard leaves out. Every seat
+        of the tree follows it, as the rollout copies follow their card's (a search of ds-champion)."""
+        if self._guard is None:
+            return obs["action_mask"]
+        return self._guard(obs["observation"][None], obs["action_mask"][None])[0]
 
     def _check_horizon(self, policy: Any, spec: str) -> None:
         if self.options.horizon and not policy.capabilities.judges:
