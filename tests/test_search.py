@@ -11,6 +11,7 @@ only through the sampler, and picks the same action in both branches.
 from __future__ import annotations
 
 import copy
+import json
 import threading
 
 import numpy as np
@@ -23,9 +24,11 @@ from dragonstones_env.play.arena import play_game
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.play.sources import policies_for
 from dragonstones_env.policies import PolicyError, available, decide, information_state, load_policy
+from dragonstones_env.policies.checkpoint import expected_layout
 from dragonstones_env.policies.search import SearchPolicy, giving_way
 from tests.aec_support import play_until, random_step
 from tests.contract import toy_auction
+from training.promote import promote
 
 FIST = games.get("dragonstones")
 DS = games.get("drachenschatten")
@@ -570,3 +573,55 @@ def test_a_search_giving_way_waits_between_simulations_and_decides_the_same():
     thread.join(30)
     assert done == [expected] and waiting.root_visits == alone.root_visits
     assert decide(load_policy(spec, seed=7), e, agent) == expected  # outside the block it does not wait
+
+
+# ---------------------------------------------------------------------- a search by name (a card that names it)
+
+
+def search_card(folder, **card):
+    """A folder whose card names a search (``"algorithm": "ismcts"``), with ``card``'s keys."""
+    folder.mkdir()
+    game = games.get(card.pop("env", "drachenschatten"))
+    text = {"algorithm": "ismcts", "env": game.name, "layout": expected_layout(game.name),
+            "search": "ismcts:simulations=4:rollout=ds-heuristic:guard=4", **card}
+    (folder / "card.json").write_text(json.dumps(text))
+    return folder
+
+
+def test_a_card_names_a_search_that_plays_under_the_folders_name(tmp_path):
+    folder = search_card(tmp_path / "s", cells=[])
+    search = load_policy(str(folder), seed=3)
+    assert isinstance(search, SearchPolicy) and search.options.simulations == 4 and search.options.guard == 4
+    assert search.game == "drachenschatten_v1" and search.card["cells"] == []
+    result = play_game(lambda: games.get("drachenschatten").env(num_players=3),
+                       [search, load_policy("ds-heuristic", seed=1), load_policy("ds-heuristic", seed=2)],
+                       ["s", "ds-heuristic", "ds-heuristic"], seed=5)
+    assert result.winners and search.simulated > 0
+    assert search.spec == "ismcts:simulations=4:rollout=ds-heuristic:guard=4"  # its errors name the search
+
+
+@pytest.mark.parametrize(("card", "words"), [
+    ({"search": "heuristic"}, r"'search' must be a search spec, ismcts:key=value:\.\.\., got 'heuristic'"),
+    ({"search": 7}, "'search' must be a search spec"),
+    ({"search": "ismcts"}, "'search' must be a search spec"),
+    ({"search": "ismcts:simulations=0"}, "simulations='0' is not allowed"),
+    ({"search": "ismcts:rollout=policies/ds-champion"}, "is not a built-in or shipped name"),
+    ({"search": "ismcts:rollout=../x"}, "is not a built-in or shipped name"),
+    ({"search": "ismcts:rollout=heuristic"}, "rolls out with a policy of dragonstones, the card's env is "
+                                             "drachenschatten_v1"),
+    ({"search": "ismcts:rollout=heuristic:guard=4", "env": "dragonstones"}, "has no loop to guard"),
+])
+def test_a_bad_search_card_is_refused_by_name(tmp_path, card, words):
+    folder = search_card(tmp_path / "s", **card)
+    with pytest.raises(PolicyError, match=words) as err:
+        load_policy(str(folder))
+    assert str(folder) in str(err.value)  # names the folder it came from
+
+
+def test_promote_ships_a_search_card_as_it_is(tmp_path):
+    folder = search_card(tmp_path / "s")
+    assert [p.name for p in promote(folder, tmp_path / "shipped")] == ["card.json"]
+    assert isinstance(load_policy(str(tmp_path / "shipped")), SearchPolicy)
+    with pytest.raises(PolicyError, match="names a search: its search spec says how it plays"):
+        promote(folder, tmp_path / "other", play={"deterministic": True})
+    assert not (tmp_path / "other").exists()

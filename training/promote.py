@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dragonstones_env.policies import PolicyError, load_policy, mixture
+from dragonstones_env.policies import PolicyError, load_policy, mixture, search
 from dragonstones_env.policies.checkpoint import (
     CARD_FILE,
     POLICY_FILE,
@@ -73,6 +73,11 @@ def promote(source: str | Path, dest: str | Path, force: bool = False, half: boo
             raise PolicyError(f"{source} is a mixture: its members' cards say how each plays, not the mixture's")
         members = load_policy(str(source), seed=0).names  # every member loaded and checked
         folders += [Path(name) for name in members if (source / name).is_dir()]
+    elif card.get("algorithm") == search.ALGORITHM:
+        if play:
+            raise PolicyError(f"{source} names a search: its search spec says how it plays (a search plays its most "
+                              "visited action; its guard is the spec's guard=N)")
+        load_policy(str(source), seed=0)  # the card's search checked: its options, its rollout by name
     else:
         card = {**card, **(play or {})}
         card_deterministic(card, str(source))  # a PolicyError names a bad play setting before dest is touched

@@ -47,10 +47,13 @@ WITH_OPTIONS: dict[str, Callable[[int | None, str, str], Policy]] = {
 
 
 def _load_folder(path: Path, spec: str, seed: int | None, deterministic: bool) -> Policy:
-    """A checkpoint folder's policy: a network, or a mixture of members (its card's ``algorithm``)."""
+    """A checkpoint folder's policy: a network, a mixture of members, or a search by name (its card's
+    ``algorithm``)."""
     card = read_card(path, spec)
     if card.get("algorithm") == mixture.ALGORITHM:
         return mixture.load(path, spec, card, seed, deterministic, _load_member)
+    if card.get("algorithm") == search.ALGORITHM:
+        return search.load_card(spec, card, seed, _load_named_rollout)
     return load_checkpoint(path, spec, seed, deterministic)
 
 
@@ -68,6 +71,15 @@ def _load_member(target: str | Path, seed: int | None, deterministic: bool) -> P
 
 def _load_rollout(spec: str, seed: int) -> Policy:
     """A search's rollout policy (checked by the search: never another search)."""
+    return load_policy(spec, seed=seed)
+
+
+def _load_named_rollout(spec: str, seed: int) -> Policy:
+    """The rollout policy of a search a card names: a built-in or shipped name only (a card is not
+    trusted to point at files)."""
+    if spec not in available():
+        raise PolicyError(f"{spec[:200]!r} is not a built-in or shipped name ({', '.join(available())}): a search "
+                          "named by a card rolls out with one of those")
     return load_policy(spec, seed=seed)
 
 

@@ -31,6 +31,11 @@ simulations test more alternatives to it (a policy improvement of the rollout po
 probabilities instead (its likeliest move first, then the next likeliest): few simulations with
 noisy returns then weigh the moves the policy itself rates, not random ones.
 
+**A search by name.** A checkpoint folder whose ``card.json`` says ``"algorithm": "ismcts"`` and names a
+search, ``"search": "ismcts:simulations=100:rollout=ds-champion:..."``, loads as that search under the
+folder's name (a shipped search: its card lists its cells and its cost per decision). Its rollout policy
+must be a built-in or shipped name, never a path: a card is not trusted to point at files.
+
 The policy needs the game: whatever seats it calls ``observe_game(info)`` before ``act``
 (:func:`~.information.decide`; the arena, the Gymnasium env, the app and the trainers do). It uses
 nothing its seat is not entitled to: it reads the game only through ``info.sample``.
@@ -57,6 +62,7 @@ from .checkpoint import VALUE_FILE, Guard, game_guard
 from .information import InformationState
 
 NAME = "ismcts"
+ALGORITHM = NAME  # card.json's "algorithm" of a folder that names a search (load_card)
 AUTO_HORIZON = 40  # decisions looked ahead when the rollout policy can judge a position (about a turn of bids)
 
 
@@ -261,6 +267,7 @@ class SearchPolicy(Policy):
         # the last decision's root statistics, action -> visits (an expert-iteration teacher's policy
         # target, as AlphaZero's: training/imitate.py with imitate.target=visits); {a: 1} when only a was legal
         self.root_visits: dict[int, int] = {}
+        self.card: dict[str, Any] = {}  # the card of a folder that names this search (load_card), else empty
         if options.rollout is not None:
             try:  # a bad rollout spec fails here, at load time
                 probe = load(options.rollout, 0)
@@ -463,3 +470,25 @@ def make(seed: int | None, options_text: str | None, load: Callable[[str, int], 
     """The registry's factory: ``ismcts`` or ``ismcts:key=value:...``."""
     options = SearchOptions() if options_text is None else parse_options(spec, options_text)
     return SearchPolicy(options, load, seed, spec)
+
+
+def load_card(spec: str, card: dict[str, Any], seed: int | None, load: Callable[[str, int], Any]) -> SearchPolicy:
+    """The search a folder's card names (``"algorithm": "ismcts"``, ``"search": "ismcts:..."``; see the module
+    docstring), checked to play the card's game. ``load`` loads its rollout policy and refuses anything but a
+    built-in or shipped name. A search always plays its most visited action: a loader's ``deterministic`` has
+    nothing to change."""
+    text = card.get("search")
+    name, sep, options = text.partition(":") if isinstance(text, str) else ("", "", "")
+    if name != NAME or not sep:
+        raise PolicyError(f"policy {spec!r}: card.json: 'search' must be a search spec, {NAME}:key=value:..., "
+                          f"got {str(text)[:200]!r}")
+    try:
+        policy = SearchPolicy(parse_options(spec, options), load, seed, text)
+    except PolicyError as err:
+        raise PolicyError(f"policy {spec!r}: card.json: {err}") from None
+    if policy.game is not None and not same_game(policy.game, card["env"]):
+        raise PolicyError(f"policy {spec!r}: card.json: its search rolls out with a policy of {policy.game}, "
+                          f"the card's env is {card['env']}")
+    policy.game = card["env"]
+    policy.card = dict(card)
+    return policy
