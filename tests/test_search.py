@@ -488,7 +488,7 @@ def test_the_apps_seat_menus_list_the_search():
     menus = {name: policies_for(games.get(name)) for name in ("dragonstones", "drachenschatten")}
     assert all("ismcts" in menu for menu in menus.values())
     fist, ds = "ismcts:simulations=10:rollout=champion:order=probability", \
-        "ismcts:simulations=50:rollout=ds-champion-v2:horizon=8:order=probability"
+        "ismcts:simulations=100:rollout=ds-champion:horizon=8:order=probability:guard=4"
     # each game's strongest search, at its own game's tables only (its rollout policy plays one game)
     assert fist in menus["dragonstones"] and fist not in menus["drachenschatten"]
     assert ds in menus["drachenschatten"] and ds not in menus["dragonstones"]

@@ -64,7 +64,7 @@ _POLICY_CACHE: dict[tuple[str, str], bool] = {}
 # at its own game's tables only; docs/results.md#search-ismcts).
 MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100",
               "ismcts:simulations=10:rollout=champion:order=probability",
-              "ismcts:simulations=50:rollout=ds-champion-v2:horizon=8:order=probability")
+              "ismcts:simulations=100:rollout=ds-champion:horizon=8:order=probability:guard=4")
 
 
 def load_seat_policy(game: GameSpec, spec: Any, seed: int, deterministic: bool = False) -> Any:
