@@ -194,3 +194,31 @@ def test_d7_random_endings_are_consistent_deterministic_and_replay(seed, n, left
         assert game.end_reason.split("+")[0] in ("seven_kinds", "three_beasts", "three_treasures")
     r = replay(json.loads(json.dumps(game.record)), test_events=True)  # arranged: a test set-up
     assert r.debug_state() == game.debug_state() and r.record == game.record
+
+
+def _mutables(value, path="game"):
+    """Every mutable object reachable from ``value`` (containers, arrays, generators), with its path."""
+    if isinstance(value, (int, float, str, bytes, bool, type(None), tuple, frozenset)):
+        if isinstance(value, tuple):
+            for i, v in enumerate(value):
+                yield from _mutables(v, f"{path}[{i}]")
+        return
+    yield path, value
+    items = (value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list)
+             else vars(value).items() if hasattr(value, "__dict__") else ())
+    for k, v in items:
+        yield from _mutables(v, f"{path}.{k}" if hasattr(value, "__dict__") else f"{path}[{k!r}]")
+
+
+@SETTINGS
+@given(seed=SEEDS, n=PLAYERS, cut=st.integers(min_value=0, max_value=120))
+def test_a_deep_copy_shares_no_mutable_object(seed, n, cut):
+    """The game's own __deepcopy__ (written out for the search's speed) copies every container,
+    including any attribute added later: nothing reachable from the twin is the original's object."""
+    game = DrachenSchattenGame(n, seed=seed)
+    play(game, seed, stop_at=cut)
+    twin = copy.deepcopy(game)
+    originals = {id(obj): path for path, obj in _mutables(game)}
+    shared = [path for path, obj in _mutables(twin) if id(obj) in originals]
+    assert not shared, f"the copy shares {shared}"
+    assert twin.debug_state() == game.debug_state() and twin.record == game.record

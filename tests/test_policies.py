@@ -14,7 +14,7 @@ from dragonstones_env.games.dragonstones.env import LAYOUT_SIGNATURE
 from dragonstones_env.play.arena import play_game
 from dragonstones_env.play.single_agent import make as make_gym
 from dragonstones_env.policies import PolicyError, RandomPolicy, available, load_policy, registry
-from dragonstones_env.policies.checkpoint import CheckpointPolicy, save_checkpoint
+from dragonstones_env.policies.checkpoint import CheckpointPolicy, masked_softmax, save_checkpoint
 from tests.extras import TRAIN, TRAIN_MODULE
 
 
@@ -32,6 +32,16 @@ def checkpoint(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ckpt") / "tiny"
     save_checkpoint(model, folder, {"steps": 256})
     return folder
+
+
+def test_masked_softmax_keeps_overflowed_logits_numbers():
+    """Logits a relu network overflowed to inf (or NaN) still give a distribution over the legal actions."""
+    logits = np.array([[np.inf, 1.0, np.nan, -np.inf, 0.5], [1.0, 2.0, 3.0, 4.0, 5.0]], np.float32)
+    masks = np.array([[1, 1, 1, 1, 0], [0, 1, 0, 1, 0]], np.int8)
+    probs = masked_softmax(logits, masks)
+    assert np.isfinite(probs).all() and np.allclose(probs.sum(axis=1), 1.0)
+    assert probs[0].argmax() == 0 and probs[0, 4] == 0 and probs[0, 3] == 0  # -inf: legal, never played
+    assert probs[1, [0, 2, 4]].sum() == 0 and probs[1, 3] > probs[1, 1]
 
 
 def test_random_is_uniform_over_legal_actions_and_seeded():

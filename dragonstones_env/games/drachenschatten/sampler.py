@@ -37,7 +37,7 @@ def sample_state(game: DrachenSchattenGame, seat: int, rng: np.random.Generator,
         raise ValueError("sample_state needs a game in progress")
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
-    g = copy.deepcopy(game, {id(game.record): []})
+    g = copy.deepcopy(game, {id(game.record): [], id(game._rng): None})  # both replaced below
     g.seed = int(rng.integers(2**63))
     g._rng = np.random.default_rng(g.seed)
     known = dict(g._memories[seat])  # stack -> the card id the seat saw on top of it
