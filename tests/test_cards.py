@@ -68,3 +68,47 @@ def test_the_tool_reads_a_lone_bots_cell_from_a_panels_mix():
     rows = champion_card.cells({"evaluation_panel": {"panel_4p_100_games": {"mixes": [mix]}}}, [])
     assert [(r["who"], r["against"], r["games"], r["win_rate"]) for r in rows] == [("value", "3 copies", 100, 0.38)]
     assert re.fullmatch(r"0\.380 \[0\.\d{3}, 0\.\d{3}\]", _figure(rows[0]))
+
+
+def _copies_folder(folder: Path, seed: int, games: int, spec: str = "bot", truncated_at: int = -1,
+                   turns: bool = True) -> Path:
+    """An evaluation folder of ``games`` games of 4 copies of ``spec`` from ``seed``."""
+    folder.mkdir()
+    rows = [{"game": g, "seed": seed + g, "lineup": [spec] * 4, "rewards": [0.0] * 4, "winners": [] if g == truncated_at
+             else [g % 4], "truncated": g == truncated_at, "steps": 60 + g} | ({"turns": 10 + g % 3} if turns else {})
+            for g in range(games)]
+    (folder / "games.json").write_text(json.dumps(rows))
+    (folder / "summary.json").write_text(json.dumps({"game": "drachenschatten", "players": 4, "games": games,
+                                                     "lineup": [spec] * 4}))
+    return folder
+
+
+def test_chunks_of_copies_become_one_all_copies_table(tmp_path):
+    """A policy too slow for a panel in one sitting: its copies' evaluations, played in chunks, are one
+    table of the card, which the copies test of tests/test_policies.py reads as a panel's."""
+    a = _copies_folder(tmp_path / "a", 1000, 6, truncated_at=2)
+    b = _copies_folder(tmp_path / "b", 1006, 3)
+    name, entry = champion_card.copies_entry([a, b])
+    (table,) = entry["tables"]
+    assert name == "copies_4p_9_games" and entry["seeds"] == [1000, 1008] and entry["folder"] == ["a", "b"]
+    assert (table["role"], table["policy"], table["games"], table["truncated"]) == ("candidate", "bot", 9, 1)
+    assert table["mean_turns"] == sum(10 + g % 3 for g in [*range(6), *range(3)]) / 9
+    assert champion_card.cells({"evaluation_panel": {name: entry}}, []) == []  # a length, not a win rate
+
+
+def test_a_copies_table_refuses_mixed_seats_overlapping_chunks_and_games_without_turns(tmp_path):
+    mixed = _copies_folder(tmp_path / "mixed", 0, 4)
+    rows = json.loads((mixed / "games.json").read_text())
+    for row in rows:
+        row["lineup"][row["game"] % 4] = "other"
+    (mixed / "games.json").write_text(json.dumps(rows))
+    (mixed / "summary.json").write_text(json.dumps({"game": "drachenschatten", "players": 4, "games": 4,
+                                                   "lineup": ["other", "bot", "bot", "bot"]}))
+    with pytest.raises(champion_card.PoolError, match="an all-copies table seats one spec"):
+        champion_card.copies_entry([mixed])
+    a, b = _copies_folder(tmp_path / "a", 0, 4), _copies_folder(tmp_path / "b", 2, 4)
+    with pytest.raises(champion_card.PoolError, match="seed 2 is played in two chunks"):
+        champion_card.copies_entry([a, b])
+    old = _copies_folder(tmp_path / "old", 0, 4, turns=False)
+    with pytest.raises(champion_card.PoolError, match="without the games' turns"):
+        champion_card.copies_entry([old])

@@ -115,7 +115,8 @@ def test_files_are_written(tmp_path):
     for name in ("ratings.png", "training_curve.png"):
         assert (out / name).read_bytes()[:8] == PNG
     games = json.loads((out / "games.json").read_text())
-    assert len(games) == 4 and set(games[0]) >= {"seed", "lineup", "rewards", "winners", "truncated", "steps"}
+    assert len(games) == 4 and set(games[0]) >= {"seed", "lineup", "rewards", "winners", "truncated", "steps",
+                                                   "turns", "auctions", "unwon"}  # the game's figures too
     assert len((out / "games.csv").read_text().splitlines()) == 5
     assert json.loads((out / "summary.json").read_text())["policies"] == summary["policies"]
     table = (out / "results.md").read_text()

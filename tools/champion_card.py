@@ -5,9 +5,12 @@
     python -m tools.champion_card policies/champion --cells
 
 Each ``--panel`` folder holds a ``panel.json`` (``dragonstones_env.evaluation --panel``), each ``--exploit``
-folder an ``exploit.json`` (``training.exploit``). The card keeps, per panel, its settings, the
-robustness figure and every mix and all-copies table; per exploiter, its settings, final rate
-and learning curve. Nothing is computed here: the figures are the files' own.
+folder an ``exploit.json`` (``training.exploit``). ``--copies`` takes the folders of a plain evaluation
+of the policy's copies alone (``dragonstones evaluate --lineup S,S,S,S``), played in one go or in
+chunks at seeds that do not overlap (tools/pool_cells.py checks them): their games become one
+all-copies table, as a panel's, for a policy too slow for a whole panel in one sitting. The card
+keeps, per panel, its settings, the robustness figure and every mix and all-copies table; per
+exploiter, its settings, final rate and learning curve. Nothing is computed here: the figures are the files' own.
 
 ``--cells`` (re)writes the card's ``cells``: one row per measured table with its interval, read
 from the card's own panels (the policy alone against n-1 of a bot; one bot alone against n-1
@@ -22,7 +25,9 @@ import argparse
 import json
 from pathlib import Path
 
+from dragonstones_env.evaluation import table_figures
 from tools.lone_bot import lone_bot_rates
+from tools.pool_cells import PoolError, pooled_games
 
 PANEL_KEYS = ("candidate", "players", "games", "ks", "seed", "opponents", "robustness", "mixes", "tables")
 EXPLOIT_KEYS = ("target", "players", "timesteps", "seed", "parity", "final", "curve", "wall_time_s")
@@ -38,6 +43,22 @@ def panel_entry(folder: Path) -> tuple[str, dict]:
 def exploit_entry(folder: Path) -> tuple[str, dict]:
     data = json.loads((folder / "exploit.json").read_text())
     return f"exploiter_{data['players']}p", {k: data.get(k) for k in EXPLOIT_KEYS} | {"folder": folder.name}
+
+
+def copies_entry(folders: list[Path]) -> tuple[str, dict]:
+    """The all-copies table of the evaluation(s) in ``folders``: every seat one spec."""
+    (game, players, lineup), games = pooled_games(folders)
+    if len(set(lineup)) != 1:
+        raise PoolError(f"{folders[0]} seats {sorted(set(lineup))}: an all-copies table seats one spec")
+    if any("turns" not in g for g in games):
+        raise PoolError("a games.json without the games' turns (written before it carried them): play the "
+                        "evaluation again, or --resume it from its journal while it has one")
+    table = {"players": players, "opponent": None, "k": players, "policy": lineup[0], "role": "candidate",
+             **table_figures(games)}
+    seeds = [g["seed"] for g in games]
+    return f"copies_{players}p_{len(games)}_games", {
+        "candidate": lineup[0], "game": game, "players": [players], "games": len(games),
+        "seeds": [min(seeds), max(seeds)], "folder": [f.name for f in folders], "tables": [table]}
 
 
 def _cell(who: str, against: str, players: int, games: float, rate: float, low: float, high: float,
@@ -97,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("checkpoint", type=Path)
     p.add_argument("--panel", type=Path, action="append", default=[])
     p.add_argument("--exploit", type=Path, action="append", default=[])
+    p.add_argument("--copies", type=Path, nargs="+", default=[], help="the folders of one all-copies "
+                   "evaluation (games.json, summary.json), pooled into one table")
     p.add_argument("--cells", action="store_true", help="rewrite the card's cells (tools/card_cells.json adds "
                    "the ones measured outside its panels)")
     args = p.parse_args(argv)
@@ -104,6 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     card = json.loads(card_path.read_text())
     results = card.setdefault("evaluation_panel", {})
     for name, entry in [*map(panel_entry, args.panel), *map(exploit_entry, args.exploit)]:
+        results[name] = entry
+    if args.copies:
+        try:
+            name, entry = copies_entry(args.copies)
+        except (PoolError, OSError, KeyError, ValueError) as err:
+            p.error(str(err))
         results[name] = entry
     if args.cells or "cells" in card:  # cells kept in step with the panels they are read from
         card["cells"] = cells(card, measured_elsewhere(args.checkpoint))

@@ -34,8 +34,9 @@ def read_games(folder: Path) -> tuple[dict, list[dict]]:
     return summary, [{"seats": g["lineup"], **g} for g in games]
 
 
-def pool(folders: list[Path]) -> dict:
-    """The pooled cell of ``folders``: ``{"game", "players", "lineup", "games", "seeds", "policies"}``."""
+def pooled_games(folders: list[Path]) -> tuple[tuple[str, int, list[str]], list[dict]]:
+    """``(game, players, sorted line-up)`` and every game of ``folders``, checked to be chunks of one
+    cell: the same line-up, no game seed twice, each lone seat rotated round the table."""
     if not folders:
         raise PoolError("no folders: give the evaluation folders of the chunks")
     first, games = None, []
@@ -58,6 +59,13 @@ def pool(folders: list[Path]) -> dict:
         counts = [where[i] for i in range(first[1])]
         if max(counts) - min(counts) > len(folders):
             raise PoolError(f"{spec} sat {counts} times at seats 0..{first[1] - 1}: not a seat-rotated cell")
+    return first, games
+
+
+def pool(folders: list[Path]) -> dict:
+    """The pooled cell of ``folders``: ``{"game", "players", "lineup", "games", "seeds", "policies"}``."""
+    first, games = pooled_games(folders)
+    seeds = [r["seed"] for r in games]
     rows = summarize(games, games[0]["seats"])  # every chunk seats the same specs (checked above)
     keep = ("spec", "games", "wins", "win_rate", "ci_low", "ci_high", "truncated")
     policies = [{k: row[k] for k in keep} for row in sorted(rows, key=lambda row: row["games"])]  # the lone seat first

@@ -37,10 +37,10 @@ From Python::
 
 from .cli import main
 from .facts import PANEL_GAMES, EvaluationError, lineups, player_range
-from .panel import mix_result, mix_seats, panel, panel_games, panel_opponents, robustness, worst_mix
+from .panel import mix_result, mix_seats, panel, panel_games, panel_opponents, robustness, table_figures, worst_mix
 from .report import format_panel, format_table, read_eval_csv, write_outputs, write_panel
 from .tournament import evaluate, summarize
 
 __all__ = ["PANEL_GAMES", "EvaluationError", "evaluate", "format_panel", "format_table", "lineups", "main",
            "mix_result", "mix_seats", "panel", "panel_games", "panel_opponents", "player_range",
-           "read_eval_csv", "robustness", "summarize", "worst_mix", "write_outputs", "write_panel"]
+           "read_eval_csv", "robustness", "summarize", "table_figures", "worst_mix", "write_outputs", "write_panel"]

@@ -13,6 +13,8 @@ from dragonstones_env import bounds, games
 
 CHUNK = 8  # games per task sent to a worker (the progress bar moves a chunk at a time)
 PANEL_GAMES = 200  # games per panel mix by default: enough to spot a weakness, not to claim one (use >= 1000)
+# the keys every game's record has; its other keys are the game's figures (its GameSpec.figures)
+RECORD_KEYS = ("game", "seed", "seats", "rewards", "winners", "truncated", "steps")
 
 
 

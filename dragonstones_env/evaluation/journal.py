@@ -27,7 +27,7 @@ from typing import Any
 
 from dragonstones_env.bounds import InputError, read_text_limited
 
-from .facts import EvaluationError
+from .facts import RECORD_KEYS, EvaluationError
 
 JOURNAL = "journal.jsonl"
 VERSION = 1
@@ -152,8 +152,7 @@ def _check_record(record: dict[str, Any], seats: list[str], seed: int, where: st
         problems.append("truncated must be true or false")
     if type(record.get("steps")) is not int or record["steps"] < 0:
         problems.append("steps must be a count")
-    figures = {k: v for k, v in record.items() if k not in ("game", "seed", "seats", "rewards", "winners",
-                                                           "truncated", "steps")}
+    figures = {k: v for k, v in record.items() if k not in RECORD_KEYS}
     bad = sorted(k for k, v in figures.items() if v is not None and type(v) is not bool and not _number(v))
     if bad:
         problems.append(f"figures {bad} must be numbers")

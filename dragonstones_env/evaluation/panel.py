@@ -44,7 +44,7 @@ def panel_games(games: int, players: int) -> int:
     return -(-games // players) * players
 
 
-def _table_figures(records: Sequence[dict[str, Any]], z: float = 1.96) -> dict[str, Any]:
+def table_figures(records: Sequence[dict[str, Any]], z: float = 1.96) -> dict[str, Any]:
     """Length, stalling and truncation of a set of games."""
     n = len(records)
     turns = np.array([rec["turns"] for rec in records], float)
@@ -197,12 +197,12 @@ def panel(candidate: str, opponents: Sequence[str], players: int | Sequence[int]
         row: dict[str, Any] = {"players": n, "opponent": opp, "k": k}
         if 0 < k < n:
             row |= {"games": len(records), **mix_result(records, [s[1] for s in seatings[t]], n, k)}
-            row |= {key: v for key, v in _table_figures(records).items() if key != "games"}
+            row |= {key: v for key, v in table_figures(records).items() if key != "games"}
             mixes.append(row)
         else:
             row["policy"] = candidate if k == n else opp
             row["role"] = "candidate" if k == n else "opponent"
-            row |= _table_figures(records)
+            row |= table_figures(records)
             copy_rows.append(row)
     result = {
         "candidate": candidate,

@@ -10,7 +10,7 @@ from typing import Any
 
 from dragonstones_env.bounds import InputError, read_text_limited
 
-from .facts import EvaluationError
+from .facts import RECORD_KEYS, EvaluationError
 from .plots import plot_panel, plot_ratings, plot_training_curve
 
 
@@ -50,8 +50,11 @@ def write_outputs(summary: dict[str, Any], out: str | Path, run_dir: str | Path 
                         ";".join(map(str, rec["winners"])), int(rec["truncated"]), rec["steps"]])
     # each entry regenerates its game in the web app by itself, so each carries the deck it was dealt from
     deck = {"env_options": summary["env_options"]} if summary.get("env_options") else {}
+    # the game's own figures (turns; Fist's auctions) too, so that a table's length can be read back
+    # from its games (tools/champion_card.py --copies) as a panel reads it from its journal
     games_json = [{"game": r["game"], "seed": r["seed"], "lineup": r["seats"], "rewards": r["rewards"],
-                   "winners": r["winners"], "truncated": r["truncated"], "steps": r["steps"], **deck} for r in records]
+                   "winners": r["winners"], "truncated": r["truncated"], "steps": r["steps"],
+                   **{k: v for k, v in r.items() if k not in RECORD_KEYS}, **deck} for r in records]
     paths[2].write_text(json.dumps(games_json, indent=1) + "\n")
     paths[3].write_text(json.dumps({k: v for k, v in summary.items() if k != "games_played"}, indent=2) + "\n")
     plot_ratings(summary, paths[4])
