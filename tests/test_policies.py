@@ -44,6 +44,31 @@ def test_masked_softmax_keeps_overflowed_logits_numbers():
     assert probs[1, [0, 2, 4]].sum() == 0 and probs[1, 3] > probs[1, 1]
 
 
+@pytest.mark.parametrize("name", ["champion", "ds-champion"])
+def test_a_checkpoint_computes_only_its_legal_actions_logits(name):
+    """A search's rollouts pay a forward pass a step, most of it the head; the head's columns of illegal
+    actions are skipped, and the distribution is the full pass's (float32 summation order aside)."""
+    policy = load_policy(name, seed=0)
+    spec = games.get(policy.game)
+    e = spec.env(num_players=4)
+    e.reset(seed=3)
+    bots = [load_policy(spec.default_bot, seed=i) for i in range(4)]
+    observations, masks = [], []
+    while e.unwrapped.game.decision is not None and len(observations) < 64:
+        obs = e.observe(e.agent_selection)
+        observations.append(obs["observation"])
+        masks.append(obs["action_mask"])
+        e.step(int(bots[e.unwrapped.agent_name_mapping[e.agent_selection]].act(obs)))
+    x, m = np.array(observations), np.array(masks)
+    for rows in (slice(0, 1), slice(5, 6), slice(0, len(x))):  # alone, as a search asks, and a batch
+        legal = m[rows].any(axis=0)
+        part, full = policy.legal_logits(x[rows], m[rows]), policy.logits(x[rows])
+        assert legal.sum() < legal.size // 4 and not part[:, ~legal].any()
+        np.testing.assert_allclose(part[:, legal], full[:, legal], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(policy.probabilities(x[rows], m[rows]), masked_softmax(full, m[rows]),
+                                   rtol=1e-5, atol=1e-7)
+
+
 def test_random_is_uniform_over_legal_actions_and_seeded():
     e = env(num_players=4)
     e.reset(seed=0)
