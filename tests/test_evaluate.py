@@ -273,6 +273,21 @@ def test_a_journal_of_another_evaluation_is_refused(tmp_path, monkeypatch):
         evaluate(["heuristic", "random"], workers=1, out=out, progress=False, resume=True, seed=0, **kwargs)
 
 
+def test_a_journal_holding_every_game_resumes_to_its_report_with_two_workers(tmp_path, monkeypatch):
+    """A stop after the last game and before the report: --resume plays nothing and writes the report
+    (with workers > 1 it used to ask for a pool of no process)."""
+    kwargs = dict(players=3, games=16, seed=0, lineup=["heuristic", "random", "random"])
+    whole = evaluate(["heuristic", "random"], workers=1, out=tmp_path / "whole", progress=False, **kwargs)
+    out = tmp_path / "cut"
+    with monkeypatch.context() as m:
+        m.setattr(tournament, "write_outputs", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(["heuristic", "random"], workers=1, out=out, progress=False, **kwargs)
+    resumed = evaluate(["heuristic", "random"], workers=2, out=out, progress=False, resume=True, **kwargs)
+    assert resumed["resumed"] == 16 and resumed["policies"] == whole["policies"]
+    assert json.loads((out / "games.json").read_text()) == json.loads((tmp_path / "whole" / "games.json").read_text())
+
+
 def test_resume_without_a_journal_plays_every_game(tmp_path):
     summary = evaluate(["random"], players=3, games=6, seed=0, out=tmp_path / "new", progress=False, resume=True)
     assert summary["resumed"] == 0 and len(summary["games_played"]) == 6

@@ -185,7 +185,7 @@ def play_tasks(tasks: Sequence[tuple[int, Sequence[tuple[int, Sequence[str]]]]],
                     note(table, done)
                     out[table].extend(done)
                     bar.update(len(chunk))
-        else:
+        elif tasks:  # a journal holding every game leaves none: the report is written from it
             with worker_context().Pool(min(workers, len(tasks)), _worker_init,
                                  (game, players, seed, deterministic, env_options, factories)) as pool:
                 for table, done in pool.imap_unordered(_worker_table_chunk, tasks):
