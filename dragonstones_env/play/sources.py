@@ -59,12 +59,11 @@ class LRU:
 _POLICY_CACHE: dict[tuple[str, str], bool] = {}
 # Built-ins with options a server's seat menu offers besides the plain names (a request names no other
 # options: one could name a file, or ask a search for hours): a quicker, weaker search and a slower,
-# stronger one than ``ismcts`` (30 simulations), about 0.1 s and 1 s a decision; and each game's
-# strongest measured search, on its trained champion's rollouts (one game each: the menu shows it
-# at its own game's tables only; docs/results.md#search-ismcts).
+# stronger one than ``ismcts`` (30 simulations), about 0.1 s and 1 s a decision; and Fist's strongest
+# measured search, on its trained champion's rollouts (its tables only: docs/results.md#search-ismcts).
+# DrachenSchatten's ships by name (policies/ds-champion-search), so the menu lists it as a checkpoint.
 MENU_SPECS = ("ismcts:simulations=10", "ismcts:simulations=100",
-              "ismcts:simulations=10:rollout=champion:order=probability",
-              "ismcts:simulations=100:rollout=ds-champion:horizon=8:order=probability:guard=4")
+              "ismcts:simulations=10:rollout=champion:order=probability")
 
 
 def load_seat_policy(game: GameSpec, spec: Any, seed: int, deterministic: bool = False) -> Any:
