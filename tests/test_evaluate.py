@@ -279,8 +279,11 @@ def test_a_journal_holding_every_game_resumes_to_its_report_with_two_workers(tmp
     kwargs = dict(players=3, games=16, seed=0, lineup=["heuristic", "random", "random"])
     whole = evaluate(["heuristic", "random"], workers=1, out=tmp_path / "whole", progress=False, **kwargs)
     out = tmp_path / "cut"
+    def stop_before_the_report(*args, **kwargs):
+        raise KeyboardInterrupt
+
     with monkeypatch.context() as m:
-        m.setattr(tournament, "write_outputs", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+        m.setattr(tournament, "write_outputs", stop_before_the_report)
         with pytest.raises(KeyboardInterrupt):
             evaluate(["heuristic", "random"], workers=1, out=out, progress=False, **kwargs)
     resumed = evaluate(["heuristic", "random"], workers=2, out=out, progress=False, resume=True, **kwargs)

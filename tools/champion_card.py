@@ -10,7 +10,8 @@ of the policy's copies alone (``dragonstones evaluate --lineup S,S,S,S``), playe
 chunks at seeds that do not overlap (tools/pool_cells.py checks them): their games become one
 all-copies table, as a panel's, for a policy too slow for a whole panel in one sitting. The card
 keeps, per panel, its settings, the robustness figure and every mix and all-copies table; per
-exploiter, its settings, final rate and learning curve. Nothing is computed here: the figures are the files' own.
+exploiter, its settings, final rate and learning curve. The figures are the files' own; only a copies
+table's length and truncation figures are counted here, by the panel's own ``table_figures``.
 
 ``--cells`` (re)writes the card's ``cells``: one row per measured table with its interval, read
 from the card's own panels (the policy alone against n-1 of a bot; one bot alone against n-1
